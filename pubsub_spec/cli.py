@@ -1,0 +1,44 @@
+"""`pubsub-spec`: one sub-command per job; each lives in its own module `pubsub_spec.cmd_<name>`
+with `add_arguments(parser)` and `run(args) -> int` (exit code)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, str] = {
+    "simulate": "run a workload on the reference and compare with the oracle (thesis Ch. 4)",
+    "lbdd": "show the LBDD dissemination tree for a set of addresses (seed 003)",
+    "check": "run every invariant check (z3, TLA+, Hypothesis) and print one table",
+    "generate": "generate conformance trace sets with Spark",
+    "conform": "the conformance suite: generate traces, run implementations, write a report",
+}
+
+
+def _available() -> dict[str, object]:
+    mods: dict[str, object] = {}
+    for name in COMMANDS:
+        try:
+            mods[name] = importlib.import_module(f"pubsub_spec.cmd_{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"pubsub_spec.cmd_{name}":
+                raise
+    return mods
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pubsub-spec", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    mods = _available()
+    for name, mod in mods.items():
+        p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
+        getattr(mod, "add_arguments")(p)
+    args = parser.parse_args(argv)
+    code: int = getattr(mods[args.command], "run")(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
