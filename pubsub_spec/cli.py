@@ -7,6 +7,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 COMMANDS: dict[str, str] = {
     "simulate": "run a workload on the reference and compare with the oracle (thesis Ch. 4)",
@@ -17,8 +18,8 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _available() -> dict[str, object]:
-    mods: dict[str, object] = {}
+def _available() -> dict[str, ModuleType]:
+    mods: dict[str, ModuleType] = {}
     for name in COMMANDS:
         try:
             mods[name] = importlib.import_module(f"pubsub_spec.cmd_{name}")
@@ -34,9 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     mods = _available()
     for name, mod in mods.items():
         p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
-        getattr(mod, "add_arguments")(p)
+        mod.add_arguments(p)
     args = parser.parse_args(argv)
-    code: int = getattr(mods[args.command], "run")(args)
+    code: int = mods[args.command].run(args)
     return code
 
 

@@ -30,6 +30,7 @@ class PastryRing:
         self.space = 1 << id_bits
         self._ids: list[int] = []
         self._rt_cache: dict[tuple[int, int], int | None] = {}
+        self._home_cache: dict[int, int] = {}
 
     # -- membership ------------------------------------------------------------------------
     def add(self, pid: int) -> None:
@@ -38,6 +39,7 @@ class PastryRing:
             raise ValueError(f"peer id collision {pid:x}")
         self._ids.insert(i, pid)
         self._rt_cache.clear()
+        self._home_cache.clear()
 
     def remove(self, pid: int) -> None:
         i = bisect.bisect_left(self._ids, pid)
@@ -45,6 +47,7 @@ class PastryRing:
             raise KeyError(pid)
         del self._ids[i]
         self._rt_cache.clear()
+        self._home_cache.clear()
 
     def __contains__(self, pid: int) -> bool:
         i = bisect.bisect_left(self._ids, pid)
@@ -64,6 +67,11 @@ class PastryRing:
 
     def closest(self, key: int, exclude: frozenset[int] = frozenset()) -> int:
         """The live peer numerically closest to `key` on the ring (ties: the smaller id)."""
+        if not exclude:
+            hit = self._home_cache.get(key)
+            if hit is None:
+                hit = self._home_cache[key] = self.closest(key, frozenset({-1}))
+            return hit
         ids = self._ids
         n = len(ids)
         i = bisect.bisect_left(ids, key)

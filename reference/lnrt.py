@@ -77,7 +77,9 @@ class LeafNodeRoutingTable:
         leaf node records locally"): deepest sibling pairs are merged into their parent."""
         merged = 0
         while len(self._records) > max(2, max_records):
-            pairs = [r[:-1] for r in self._records if r.endswith("0") and r[:-1] + "1" in self._records]
+            pairs = [
+                r[:-1] for r in self._records if r.endswith("0") and r[:-1] + "1" in self._records
+            ]
             pairs = [p for p in pairs if len(p) > len(self.owner)]
             if not pairs:
                 break

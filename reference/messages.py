@@ -110,7 +110,9 @@ class EventDelivery:
     origin: str = ""
 
 
-Message = ProbeSub | InsertSub | LeafUpdate | TransferSub | ProbePub | ProbePubMulticast | EventDelivery
+Message = (
+    ProbeSub | InsertSub | LeafUpdate | TransferSub | ProbePub | ProbePubMulticast | EventDelivery
+)
 
 TYPE_OF: dict[type, MessageType] = {
     ProbeSub: "ProbeSub",
@@ -130,7 +132,10 @@ def size_of(m: Message) -> int:
         return HEADER + len(m.qattr) + 2 * len(m.split) + 32
     if isinstance(m, TransferSub):
         return (
-            HEADER + len(m.qattr) + len(m.target) + sum(point_size(p) for p in m.points)
+            HEADER
+            + len(m.qattr)
+            + len(m.target)
+            + sum(point_size(p) for p in m.points)
             + ID * len(m.seen)
         )
     if isinstance(m, ProbePub):

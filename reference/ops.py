@@ -110,7 +110,9 @@ def validate_trace(trace: Trace) -> None:
     for i, op in enumerate(trace.ops):
         where = op_where(i, op)
         if last_seq is not None and op.seq <= last_seq:
-            raise InputError(where, "seq", f"sequence numbers must increase ({op.seq} after {last_seq})")
+            raise InputError(
+                where, "seq", f"sequence numbers must increase ({op.seq} after {last_seq})"
+            )
         last_seq = op.seq
         if isinstance(op, Join):
             if op.node in ever:
@@ -139,7 +141,9 @@ def validate_trace(trace: Trace) -> None:
             active[op.sub.id] = op.sub
         elif isinstance(op, Unsubscribe):
             if op.sub_id not in active:
-                raise InputError(where, "id", f"unsubscribe of unknown or inactive id {op.sub_id!r}")
+                raise InputError(
+                    where, "id", f"unsubscribe of unknown or inactive id {op.sub_id!r}"
+                )
             del active[op.sub_id]
         else:
             validate_event(op.event, schemas, where)

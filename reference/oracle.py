@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reference.matching import matches
-from reference.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 from reference.model import Subscription
+from reference.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 
 
 @dataclass(frozen=True, order=True)

@@ -24,7 +24,7 @@ def random_leaf_level(rng: random.Random, max_level: int) -> int:
 
 
 def jump_back(bits: str) -> str:
-    """"Guessing too far, we jump backwards along the tree": level l -> l/2 (Program 3.2,
+    """ "Guessing too far, we jump backwards along the tree": level l -> l/2 (Program 3.2,
     line 66; Program 3.3, line 53). Integer division; the root (level 0) always exists."""
     return bits[: len(bits) // 2]
 

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reference.metrics import Metrics
-from reference.oracle import Delivery, expected_deliveries
 from reference.ops import (
     Fail,
     Join,
@@ -26,6 +25,7 @@ from reference.ops import (
     initial_node_names,
     validate_trace,
 )
+from reference.oracle import Delivery, expected_deliveries
 from reference.system import PubSubSystem
 
 Progress = Callable[[int, int], None]
@@ -74,7 +74,11 @@ def run_trace(trace: Trace, progress: Progress | None = None, check: bool = True
     if check:
         validate_trace(trace)
     system = PubSubSystem(
-        trace.schemas, trace.matching, trace.config, trace.seed, initial_node_names(trace.initial_nodes)
+        trace.schemas,
+        trace.matching,
+        trace.config,
+        trace.seed,
+        initial_node_names(trace.initial_nodes),
     )
     rng = system.rng
     cfg = trace.config

@@ -9,6 +9,7 @@ and survive leaves and failures (§3.6). All of it runs on one deterministic eve
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections import defaultdict
@@ -163,7 +164,7 @@ class PubSubSystem:
         size = size_of(msg)
         self.metrics.sends[kind] += 1
         total = 0.0
-        for a, b in zip(path, path[1:], strict=False):
+        for a, b in itertools.pairwise(path):
             na, nb = self.peers[a].name, self.peers[b].name
             self.metrics.hop(na, kind, size)
             total += self.latency.one_way(na, nb)
@@ -298,7 +299,9 @@ class PubSubSystem:
         return self.subs[sub_id].pending == 0
 
     def _probe_for(self, peer: Peer, point: StoredPoint, remove: bool) -> None:
-        level = random_leaf_level(self.rng, min(self.config.sub_probe_max_level, self.config.max_depth))
+        level = random_leaf_level(
+            self.rng, min(self.config.sub_probe_max_level, self.config.max_depth)
+        )
         target = point.path[:level]
         q = qualified(point.sub.schema, point.base)
         self.send_key(peer, self._key(q, target), ProbeSub(point, target, remove))
@@ -446,7 +449,9 @@ class PubSubSystem:
         for q in self.probed_attributes(event):
             k = self.squares[q].k
             max_level = min(c.pub_max_level, c.max_depth)
-            for bits in rnd_region_probe(self._area(event, q), k, c.pub_min_level, max_level, c.pub_p, self.rng):
+            for bits in rnd_region_probe(
+                self._area(event, q), k, c.pub_min_level, max_level, c.pub_p, self.rng
+            ):
                 dests.append((q, bits))
         if c.delivery == "unicast":
             for q, bits in dests:

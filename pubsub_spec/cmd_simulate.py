@@ -1,0 +1,160 @@
+"""`pubsub-spec simulate`: the thesis' experiment (Ch. 4) on the reference, checked against the
+oracle. Defaults are Table 4.1 (1000 nodes, 5 subscriptions per node, 10,000 events)."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import replace
+
+from pubsub_spec.progress import ProgressBar
+from reference.config import DELIVERY_STRATEGIES, SystemConfig
+from reference.errors import InputError
+from reference.messages import MESSAGE_TYPES
+from reference.model import MATCH_MODES
+from reference.ops import Trace
+from reference.oracle import expected_deliveries
+from reference.run import RunResult, compare, run_trace
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nodes", type=int, default=1000, help="num_nodes (Table 4.1: 1000)")
+    p.add_argument("--subs-per-node", type=float, default=5, help="aver_sub/node (Table 4.1: 5)")
+    p.add_argument("--events", type=int, default=10000, help="num_pubs (Table 4.1: 10000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--delivery", choices=DELIVERY_STRATEGIES, default="unicast")
+    p.add_argument("--matching", choices=MATCH_MODES, default="strict")
+    p.add_argument(
+        "--cutoff",
+        default=None,
+        help="cut-off c per attribute (§3.5): 'Attr1=1000,Attr2=500', or one fraction of "
+        "each domain's width, e.g. '0.2'",
+    )
+    p.add_argument("--widening", type=float, default=0.0, help="range widening r, all attributes")
+    p.add_argument("--max-depth", type=int, default=SystemConfig.max_depth)
+    p.add_argument("--replication", type=int, default=SystemConfig.replication)
+    p.add_argument("--leaf-update-loss", type=float, default=0.0)
+    p.add_argument("--leaf-update-delay-ms", type=float, default=0.0)
+    p.add_argument("--trace", default=None, help="run this NDJSON trace instead of a workload")
+
+
+def parse_cutoff(spec: str, trace: Trace) -> tuple[tuple[str, float], ...]:
+    out: list[tuple[str, float]] = []
+    quals = {f"{s.name}/{a.name}": a for s in trace.schemas for a in s.attributes}
+    try:
+        frac = float(spec)
+    except ValueError:
+        frac = None
+    if frac is not None:
+        if not 0 < frac <= 1:
+            raise InputError("--cutoff", "cutoff", f"fraction must be in (0, 1], got {spec}")
+        return tuple((q, frac * float(a.max - a.min)) for q, a in sorted(quals.items()))
+    for part in spec.split(","):
+        name, _, value = part.partition("=")
+        q = name if "/" in name else next((k for k in quals if k.endswith("/" + name)), name)
+        if q not in quals:
+            raise InputError("--cutoff", f"cutoff.{name}", f"unknown attribute {name!r}")
+        try:
+            c = float(value)
+        except ValueError:
+            raise InputError("--cutoff", f"cutoff.{name}", f"not a number: {value!r}") from None
+        if not c > 0:
+            raise InputError("--cutoff", f"cutoff.{name}", f"c must be > 0, got {value}")
+        out.append((q, c))
+    return tuple(out)
+
+
+def build_trace(args: argparse.Namespace) -> Trace:
+    if args.trace:
+        from conformance.traceio import read_trace
+
+        trace = read_trace(args.trace)
+    else:
+        from reference.workload import thesis_trace
+
+        trace = thesis_trace(
+            args.nodes, args.subs_per_node, args.events, args.seed, matching=args.matching
+        )
+    widening = (
+        tuple((f"{s.name}/{a.name}", args.widening) for s in trace.schemas for a in s.attributes)
+        if args.widening
+        else trace.config.widening
+    )
+    config = replace(
+        trace.config,
+        delivery=args.delivery,
+        max_depth=args.max_depth,
+        replication=args.replication,
+        leaf_update_loss=args.leaf_update_loss,
+        leaf_update_delay_ms=args.leaf_update_delay_ms,
+        widening=widening,
+        cutoff=parse_cutoff(args.cutoff, trace) if args.cutoff else trace.config.cutoff,
+    )
+    return replace(trace, config=config, seed=args.seed if not args.trace else trace.seed)
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def report(trace: Trace, result: RunResult) -> list[str]:
+    m = result.metrics
+    n_peers = max(1, len(result.system.peers))
+    n_events = max(1, len(result.system.event_seq))
+    lines = [
+        f"workload: {trace.generator}, {trace.initial_nodes} nodes, "
+        f"{len(trace.ops)} ops, seed {trace.seed}, delivery {trace.config.delivery}, "
+        f"matching {trace.matching}",
+        "",
+        f"{'message type':<20}{'messages':>11}{'sends':>10}{'hops/send':>11}"
+        f"{'bytes':>13}{'bytes/node':>12}",
+    ]
+    for kind in MESSAGE_TYPES:
+        lines.append(
+            f"{kind:<20}{m.messages[kind]:>11}{m.sends[kind]:>10}{m.hops_per_send(kind):>11.2f}"
+            f"{m.bytes[kind]:>13}{m.bytes[kind] / n_peers:>12.1f}"
+        )
+    pub_bytes = sum(m.bytes[k] for k in ("ProbePubMulticast", "ProbePub", "EventDelivery"))
+    lat = m.delivery_latency_ms
+    ins = m.install_latency_ms
+    lines += [
+        "",
+        f"delivery latency ms: mean {statistics.fmean(lat) if lat else 0:.1f}, "
+        f"p50 {_pct(lat, 0.5):.1f}, p90 {_pct(lat, 0.9):.1f}, max {max(lat, default=0):.1f}",
+        f"install latency ms:  mean {statistics.fmean(ins) if ins else 0:.1f}, "
+        f"p90 {_pct(ins, 0.9):.1f}",
+        f"publication bytes per node per event: {pub_bytes / n_peers / n_events:.2f}",
+        f"2d-tree: {result.system.node_count()} nodes, {m.splits} splits, max depth "
+        f"{m.max_depth}, overflow {m.overflow}; probes: {m.jump_backs} jump-backs, "
+        f"{m.dedup_discards} dedup discards, {m.held} held during splits",
+        f"false positives filtered at subscribers: {m.false_positives}; "
+        f"LeafUpdates lost: {m.leaf_updates_lost}; points lost: {m.points_lost}",
+        f"simulated time: {result.sim_time_ms / 1000:.1f} s; event-log hash "
+        f"{result.event_log_hash[:16]}",
+    ]
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        trace = build_trace(args)
+        result = run_trace(trace, progress=ProgressBar("simulate", min_total=2000))
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for line in report(trace, result):
+        print(line)
+    comparison = compare(expected_deliveries(trace), result.deliveries)
+    for label, items in (
+        ("missed", comparison.missed),
+        ("duplicate", comparison.duplicate),
+        ("spurious", comparison.spurious),
+    ):
+        for d in items[:10]:
+            print(f"  {label}: event {d.event_id} subscription {d.sub_id}")
+    print(comparison.summary())
+    return 0 if comparison.agree else 1
