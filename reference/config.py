@@ -37,6 +37,9 @@ class SystemConfig:
     # Cut-off line y = x + c per qualified attribute (thesis §3.5); h drawn in [h_lo*c, c).
     cutoff: tuple[tuple[str, float], ...] = ()
     h_low_fraction: float = 0.5
+    # A fixed h per qualified attribute instead of the subscriber's random choice (for traces
+    # that aim events at segment boundaries).
+    cutoff_h: tuple[tuple[str, float], ...] = ()
     # Delivery of probes and of events (thesis §3.4.2, §3.4.3; LBDD seed 003).
     delivery: DeliveryStrategy = "unicast"
     # Replication of stored subscriptions to k leaf-set neighbours (thesis §3.6).

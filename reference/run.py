@@ -69,11 +69,16 @@ class RunResult:
     sim_time_ms: float
 
 
-def run_trace(trace: Trace, progress: Progress | None = None, check: bool = True) -> RunResult:
+def run_trace(
+    trace: Trace,
+    progress: Progress | None = None,
+    check: bool = True,
+    system_class: type[PubSubSystem] = PubSubSystem,
+) -> RunResult:
     """Run every op of the trace on the reference (validating it first unless check=False)."""
     if check:
         validate_trace(trace)
-    system = PubSubSystem(
+    system = system_class(
         trace.schemas,
         trace.matching,
         trace.config,
@@ -121,6 +126,8 @@ def run_trace(trace: Trace, progress: Progress | None = None, check: bool = True
     )
 
 
-def run_and_compare(trace: Trace) -> tuple[RunResult, Comparison]:
-    result = run_trace(trace)
+def run_and_compare(
+    trace: Trace, system_class: type[PubSubSystem] = PubSubSystem
+) -> tuple[RunResult, Comparison]:
+    result = run_trace(trace, system_class=system_class)
     return result, compare(expected_deliveries(trace), result.deliveries)

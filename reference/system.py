@@ -267,7 +267,12 @@ class PubSubSystem:
         c = self.config.cutoff_of(q)
         h: int | float = 0
         if c is not None and Fraction(hi) - Fraction(lo) > Fraction(c):
-            h = choose_h(c, attr.type, self.rng, self.config.h_low_fraction)  # §3.5
+            fixed = dict(self.config.cutoff_h).get(q)
+            h = (
+                fixed
+                if fixed is not None
+                else choose_h(c, attr.type, self.rng, self.config.h_low_fraction)
+            )  # §3.5
         return tuple(
             StoredPoint(stored, base, seg, square.point_path(seg.lo, seg.hi), seq)
             for seg in segments(lo, hi, c, h)
