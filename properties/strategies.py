@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from reference.config import SystemConfig
-from reference.model import Attribute, Event, Number, Predicate, Schema, Subscription
+from reference.model import Attribute, Event, MatchMode, Number, Predicate, Schema, Subscription
 from reference.ops import Fail, Join, Leave, Op, Publish, Subscribe, Trace, Unsubscribe
 
 SCHEMA_S = Schema("s", (Attribute("a", "float", 0.0, 100.0), Attribute("b", "int", 0, 64)))
@@ -118,7 +118,7 @@ def _event(draw: st.DrawFn, s: _State, cfg: SystemConfig, partial: bool) -> Even
 @st.composite
 def workloads(draw: st.DrawFn, churn: bool = True, max_ops: int = 40) -> Trace:
     cfg = draw(configs())
-    matching = draw(st.sampled_from(["strict", "lenient"]))
+    matching: MatchMode = draw(st.sampled_from(["strict", "lenient"]))
     partial = draw(st.booleans())
     n0 = draw(st.integers(3, 10))
     s = _State([f"n{i}" for i in range(n0)], n0)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from reference.metrics import Metrics
 from reference.ops import (
-    Fail,
     Join,
     Leave,
+    Op,
     Publish,
     Subscribe,
     Trace,
@@ -69,6 +69,60 @@ class RunResult:
     sim_time_ms: float
 
 
+class Driver:
+    """Applies the ops of a trace one by one to a system, with the timing of decision D-OPS
+    (module doc). `run_trace` and the Hypothesis state machine both drive through it."""
+
+    def __init__(self, trace: Trace, system_class: type[PubSubSystem] = PubSubSystem) -> None:
+        self.trace = trace
+        self.system = system_class(
+            trace.schemas,
+            trace.matching,
+            trace.config,
+            trace.seed,
+            initial_node_names(trace.initial_nodes),
+        )
+        self.t = 0.0
+
+    def apply(self, op: Op) -> None:
+        system, cfg, rng = self.system, self.trace.config, self.system.rng
+        system.engine.note(f"{type(op).__name__}:{op.seq}")
+        if isinstance(op, Publish):
+            self.t = max(system.engine.now, self.t + rng.expovariate(1.0 / cfg.pub_interarrival_ms))
+            system.run_until_time(self.t)
+            system.publish(op.event, op.seq)
+        elif isinstance(op, Subscribe):
+            self.t = max(system.engine.now, self.t + rng.expovariate(1.0 / cfg.sub_interarrival_ms))
+            system.run_until_time(self.t)
+            system.subscribe(op.sub, op.seq)
+            sid = op.sub.id
+            system.run_until(lambda: system.installed(sid))
+        elif isinstance(op, Join):
+            system.run_until_time(self.t)
+            system.join(op.node)
+        else:
+            system.run_to_quiescence()
+            if isinstance(op, Unsubscribe):
+                system.unsubscribe(op.sub_id)
+            elif isinstance(op, Leave):
+                system.leave(op.node)
+            else:
+                system.fail(op.nodes)
+            system.run_to_quiescence()
+        self.t = max(self.t, system.engine.now)
+
+    def finish(self) -> RunResult:
+        system = self.system
+        system.run_to_quiescence()
+        return RunResult(
+            list(system.deliveries),
+            system.metrics,
+            system.engine.log_hash(),
+            system,
+            system.engine.now,
+        )
+
+
 def run_trace(
     trace: Trace,
     progress: Progress | None = None,
@@ -78,52 +132,13 @@ def run_trace(
     """Run every op of the trace on the reference (validating it first unless check=False)."""
     if check:
         validate_trace(trace)
-    system = system_class(
-        trace.schemas,
-        trace.matching,
-        trace.config,
-        trace.seed,
-        initial_node_names(trace.initial_nodes),
-    )
-    rng = system.rng
-    cfg = trace.config
-    t = 0.0
+    driver = Driver(trace, system_class)
     total = len(trace.ops)
     for i, op in enumerate(trace.ops):
-        system.engine.note(f"{type(op).__name__}:{op.seq}")
-        if isinstance(op, Publish):
-            t = max(system.engine.now, t + rng.expovariate(1.0 / cfg.pub_interarrival_ms))
-            system.run_until_time(t)
-            system.publish(op.event, op.seq)
-        elif isinstance(op, Subscribe):
-            t = max(system.engine.now, t + rng.expovariate(1.0 / cfg.sub_interarrival_ms))
-            system.run_until_time(t)
-            system.subscribe(op.sub, op.seq)
-            sid = op.sub.id
-            system.run_until(lambda sid=sid: system.installed(sid))  # type: ignore[misc]
-        elif isinstance(op, Join):
-            system.run_until_time(t)
-            system.join(op.node)
-        else:
-            system.run_to_quiescence()
-            if isinstance(op, Unsubscribe):
-                system.unsubscribe(op.sub_id)
-            elif isinstance(op, Leave):
-                system.leave(op.node)
-            elif isinstance(op, Fail):
-                system.fail(op.nodes)
-            system.run_to_quiescence()
-        t = max(t, system.engine.now)
+        driver.apply(op)
         if progress is not None:
             progress(i + 1, total)
-    system.run_to_quiescence()
-    return RunResult(
-        list(system.deliveries),
-        system.metrics,
-        system.engine.log_hash(),
-        system,
-        system.engine.now,
-    )
+    return driver.finish()
 
 
 def run_and_compare(

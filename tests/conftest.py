@@ -15,5 +15,7 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.register_profile("dev", parent=settings.get_profile("ci"), derandomize=False, max_examples=300)
+settings.register_profile(
+    "dev", parent=settings.get_profile("ci"), derandomize=False, max_examples=300
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from hypothesis import assume, given
@@ -27,7 +28,7 @@ def test_exactly_one_segment_contains_each_value(
     segs = segments(lo, hi, c, h)
     assert segs[0].lo == lo and segs[-1].hi == hi and segs[-1].closed
     assert all(s.hi - s.lo <= c for s in segs)  # every point below the cut-off line
-    assert all(x.hi == y.lo for x, y in zip(segs, segs[1:], strict=False))
+    assert all(x.hi == y.lo for x, y in itertools.pairwise(segs))
     inside = [s for s in segs if s.contains(v)]
     assert len(inside) == (1 if lo <= v <= hi else 0)
 

@@ -37,7 +37,7 @@ def test_leaf_set_has_16_nearest_peers() -> None:
 
 
 def test_replicas_are_the_k_closest_others() -> None:
-    r, ids = ring(50)
+    r, _ids = ring(50)
     key = sha1_id("x")
     home = r.closest(key)
     reps = r.k_closest(key, 3, exclude=frozenset({home}))
