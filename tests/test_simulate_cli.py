@@ -24,7 +24,9 @@ def test_simulate_agrees_with_oracle(extra: list[str], capsys: pytest.CaptureFix
     code = main([*SMALL, *extra])
     out = capsys.readouterr().out.strip().splitlines()
     assert code == 0
-    assert out[-1].startswith("oracle: agree (") and " 0 missed, 0 duplicate, 0 spurious)" in out[-1]
+    assert (
+        out[-1].startswith("oracle: agree (") and " 0 missed, 0 duplicate, 0 spurious)" in out[-1]
+    )
     assert any(line.startswith("ProbePub ") for line in out)
 
 
