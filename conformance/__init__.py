@@ -1,0 +1,1 @@
+"""The conformance suite: trace format, Spark pipeline and oracle, runner, adapters, reports."""
