@@ -18,8 +18,8 @@ from conformance.traceio import (
 )
 from properties.strategies import workloads
 from reference.errors import InputError
-from reference.oracle import expected_deliveries
 from reference.ops import Trace
+from reference.oracle import expected_deliveries
 
 HEADER = (
     '{"format":"pubsub-trace","version":1,"trace_id":"t","seed":1,"generator":"manual",'
