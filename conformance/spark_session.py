@@ -1,0 +1,46 @@
+"""The SparkSession of the conformance suite: embedded local mode by default, a real cluster
+with `master` (e.g. spark://host:7077). DESIGN.md, toolchain notes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+
+def get_spark(master: str | None = None, app: str = "pubsub-spec") -> Any:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(master or "local[2]")
+        .appName(app)
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def ship_code(spark: Any) -> str:
+    """Zip the project's packages and add them to the executors' path (addPyFile), so that the
+    workers of a real cluster need nothing but pyspark."""
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    target = Path(tempfile.mkdtemp(prefix="pubsub-spec-")) / "pubsub_spec_code.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+        for pkg in ("reference", "properties", "conformance", "pubsub_spec"):
+            for f in sorted((root / pkg).rglob("*")):
+                if f.is_file() and "__pycache__" not in f.parts:
+                    z.write(f, f.relative_to(root).as_posix())
+    spark.sparkContext.addPyFile(str(target))
+    return str(target)
