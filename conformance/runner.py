@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.verdict import Verdict, judge
 from reference.errors import InputError
+from reference.ops import Trace
 from reference.oracle import Delivery
 
 RESULT_SCHEMA = (
@@ -31,7 +32,9 @@ def _expected(text: str) -> tuple[list[Delivery], int]:
     return out, n
 
 
-def run_one(impl_name: str, trace_text: str, expected_text: str, source: str) -> Verdict:
+def run_one(
+    impl_name: str, trace_text: str, expected_text: str, source: str, op_timeout: float = 5.0
+) -> Verdict:
     """One implementation on one trace; bad input and crashes become verdicts, never escape."""
     from conformance.impls import builtin
     from conformance.traceio import parse_trace_lines
@@ -40,6 +43,8 @@ def run_one(impl_name: str, trace_text: str, expected_text: str, source: str) ->
         trace = parse_trace_lines(trace_text.splitlines(), source)
     except InputError as e:
         return Verdict(impl_name, Path(source).stem, "?", "skipped", reason=f"bad trace: {e}")
+    if impl_name.startswith("cmd:"):
+        return _run_outside(impl_name, trace, expected_text, op_timeout)
     impl = builtin().get(impl_name)
     if impl is None:
         return Verdict(impl_name, trace.trace_id, trace.generator, "skipped", reason="unknown")
@@ -58,6 +63,34 @@ def run_one(impl_name: str, trace_text: str, expected_text: str, source: str) ->
         )
     secs = time.monotonic() - start
     return judge(impl_name, trace.trace_id, trace.generator, expected, got, publishes, secs)
+
+
+def _run_outside(impl_name: str, trace: Trace, expected_text: str, op_timeout: float) -> Verdict:
+    """An outside program over the NDJSON protocol (conformance/adapter.py)."""
+    from conformance.adapter import run_outside
+
+    expected, publishes = _expected(expected_text)
+    start = time.monotonic()
+    outcome = run_outside(impl_name[4:], trace, op_timeout=op_timeout)
+    secs = time.monotonic() - start
+    if outcome.verdict == "ok":
+        return judge(
+            impl_name,
+            trace.trace_id,
+            trace.generator,
+            expected,
+            outcome.deliveries,
+            publishes,
+            secs,
+        )
+    return Verdict(
+        impl_name,
+        trace.trace_id,
+        trace.generator,
+        outcome.verdict,
+        reason=outcome.reason,
+        seconds=secs,
+    )
 
 
 def _pairs(items: tuple[Delivery, ...]) -> str:

@@ -25,6 +25,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--impls", default=",".join(builtin()), help="comma-separated built-in implementations"
     )
+    p.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="an outside implementation: a command speaking conformance/PROTOCOL.md (repeatable)",
+    )
 
 
 def _say(msg: str, start: float) -> None:
@@ -40,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     gens = [g for g in args.generators.split(",") if g]
     impls = [i for i in args.impls.split(",") if i]
     unknown = [g for g in gens if g not in GENERATORS] + [i for i in impls if i not in builtin()]
+    impls += [f"cmd:{c}" for c in args.impl]
     if unknown:
         print(f"error: unknown generator or implementation: {', '.join(unknown)}", file=sys.stderr)
         return 2
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         f"{'implementation':<22}{'verdict':<10}{'pass':>6}{'fail':>6}{'unknown':>9}{'skipped':>9}"
     )
     for impl, verdict, p, f, u, s, _ in summary_rows(verdicts):
-        print(f"{impl:<22}{verdict:<10}{p:>6}{f:>6}{u:>9}{s:>9}")
+        print(f"{impl[:39]:<40}{verdict:<10}{p:>6}{f:>6}{u:>9}{s:>9}")
         failed = failed or verdict == "fail"
     for v in verdicts:
         if v.verdict == "fail":

@@ -1,0 +1,1 @@
+"""Example outside implementations of the conformance protocol."""

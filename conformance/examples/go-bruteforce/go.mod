@@ -1,0 +1,3 @@
+module example.com/pubsub-bruteforce
+
+go 1.21

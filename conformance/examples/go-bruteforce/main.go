@@ -1,0 +1,102 @@
+// A correct outside implementation of the conformance protocol (conformance/PROTOCOL.md), in
+// Go with the standard library only: it keeps the active subscriptions and matches every
+// published event against all of them (brute force). It shows the protocol is language-neutral.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"sort"
+)
+
+type msg struct {
+	Type       string                `json:"type"`
+	Seq        int64                 `json:"seq"`
+	Op         string                `json:"op"`
+	ID         string                `json:"id"`
+	Node       string                `json:"node"`
+	Nodes      []string              `json:"nodes"`
+	Subscriber string                `json:"subscriber"`
+	Schema     string                `json:"schema"`
+	Predicates map[string][2]float64 `json:"predicates"`
+	Values     map[string]float64    `json:"values"`
+	Semantics  struct {
+		Matching string `json:"matching"`
+	} `json:"semantics"`
+}
+
+type sub struct {
+	subscriber, schema string
+	preds              map[string][2]float64
+}
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	subs := map[string]sub{}
+	strict := true
+	for in.Scan() {
+		var m msg
+		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
+			os.Exit(3)
+		}
+		switch m.Type {
+		case "init":
+			strict = m.Semantics.Matching != "lenient"
+			enc.Encode(map[string]any{"type": "init_ok", "features": []string{"strict", "lenient", "churn", "multi-schema"}})
+		case "op":
+			switch m.Op {
+			case "subscribe":
+				subs[m.ID] = sub{m.Subscriber, m.Schema, m.Predicates}
+			case "unsubscribe":
+				delete(subs, m.ID)
+			case "leave", "fail":
+				gone := map[string]bool{m.Node: true}
+				for _, n := range m.Nodes {
+					gone[n] = true
+				}
+				for id, s := range subs {
+					if gone[s.subscriber] {
+						delete(subs, id)
+					}
+				}
+			case "publish":
+				ids := make([]string, 0)
+				for id, s := range subs {
+					if s.schema == m.Schema && matches(s, m.Values, strict) {
+						ids = append(ids, id)
+					}
+				}
+				sort.Strings(ids)
+				for _, id := range ids {
+					enc.Encode(map[string]any{"type": "deliver", "event": m.ID, "sub": id})
+				}
+			}
+			enc.Encode(map[string]any{"type": "ack", "seq": m.Seq})
+		case "end":
+			enc.Encode(map[string]any{"type": "end_ok"})
+			out.Flush()
+			return
+		}
+		out.Flush()
+	}
+}
+
+func matches(s sub, values map[string]float64, strict bool) bool {
+	for attr, r := range s.preds {
+		v, ok := values[attr]
+		if !ok {
+			if strict {
+				return false
+			}
+			continue
+		}
+		if v < r[0] || v > r[1] {
+			return false
+		}
+	}
+	return true
+}

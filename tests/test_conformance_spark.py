@@ -1,0 +1,87 @@
+"""The Spark pipeline: deterministic generation whatever the partitioning, the Spark SQL oracle
+agreeing with the Python oracle on every generated trace, distributed runs, and the conform
+command end to end."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.generators import GENERATORS
+from conformance.runner import run_traces
+from conformance.spark_generate import generate_trace_set
+from conformance.spark_oracle import spark_expected
+from conformance.traceio import read_expected, read_trace, write_trace
+from reference.oracle import expected_deliveries
+from tests.spark_fixtures import spark
+
+__all__ = ["spark"]
+pytestmark = pytest.mark.spark
+
+
+def test_generation_does_not_depend_on_partitioning(spark: Any, tmp_path: Path) -> None:
+    a = generate_trace_set(spark, tmp_path / "a", ["uniform", "churn"], 3, 5, "tiny", partitions=1)
+    b = generate_trace_set(spark, tmp_path / "b", ["uniform", "churn"], 3, 5, "tiny", partitions=3)
+    assert [p.name for p in a] == [p.name for p in b]
+    assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a, b, strict=True))
+    assert (tmp_path / "a" / "parquet").is_dir()
+
+
+def test_both_oracles_agree_on_every_generator(spark: Any, tmp_path: Path) -> None:
+    traces = []
+    for gen in GENERATORS.values():
+        for profile in ("tiny", "small"):
+            for i in range(2):
+                t = gen(11, i, profile)
+                write_trace(t, tmp_path / f"{t.trace_id}.ndjson")
+                traces.append(t)
+    got = spark_expected(spark, [str(p) for p in sorted(tmp_path.glob("*.ndjson"))])
+    for t in traces:
+        want = sorted((d.event_id, d.sub_id) for d in expected_deliveries(t))
+        assert got.get(t.trace_id, []) == want, t.trace_id
+    assert sum(len(v) for v in got.values()) > 100
+
+
+def test_distributed_run_with_a_bad_trace_in_the_batch(spark: Any, tmp_path: Path) -> None:
+    paths = generate_trace_set(spark, tmp_path, ["boundaries", "cutoff"], 2, 3, "tiny")
+    bad = paths[0].with_name("zz-bad.ndjson")
+    bad.write_text(paths[0].read_text().replace('"op":"publish"', '"op":"publsh"', 1))
+    verdicts = run_traces(["reference", "oracle-python"], [*paths, bad], spark)
+    good = [v for v in verdicts if v.trace_id != "zz-bad"]
+    assert len(good) == 2 * len(paths) and all(v.verdict == "pass" for v in good)
+    rejected = [v for v in verdicts if v.trace_id == "zz-bad"]
+    assert rejected and all(v.verdict == "skipped" and "line" in v.reason for v in rejected)
+    t = read_trace(paths[0])
+    assert read_expected(paths[0].with_name(f"{t.trace_id}.expected.ndjson")) == sorted(
+        expected_deliveries(t)
+    )
+
+
+def test_conform_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pubsub_spec.cli import main
+
+    faulty = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
+    code = main(
+        [
+            "conform",
+            "--out",
+            str(tmp_path),
+            "--count",
+            "1",
+            "--profile",
+            "small",
+            "--impls",
+            "reference,oracle-python",
+            "--impl",
+            f"{sys.executable} {faulty} --mode drop",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1  # the faulty implementation fails
+    assert "reference" in out and "fail" in out and "missing" in out
+    md = (tmp_path / "report.md").read_text()
+    assert "| reference | pass |" in md and "| oracle-python | pass |" in md
+    assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
