@@ -9,6 +9,7 @@ Schema (`trace-v1.schema.json`), unknown config fields, then the semantic checks
 from __future__ import annotations
 
 import dataclasses
+import importlib.resources
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,20 +35,30 @@ from reference.ops import (
 )
 from reference.oracle import Delivery
 
-SCHEMA_PATH = Path(__file__).with_name("trace-v1.schema.json")
+SCHEMA_FILE = "trace-v1.schema.json"
+OP_KINDS = ("join", "leave", "fail", "subscribe", "unsubscribe", "publish")
 FORMAT = "pubsub-trace"
 VERSION = 1
 TUPLE_FIELDS = ("widening", "cutoff", "cutoff_h")
 
 
 @cache
-def _validators() -> dict[str, jsonschema.Draft202012Validator]:
-    schema = json.loads(SCHEMA_PATH.read_text())
-    return {
-        "header": jsonschema.Draft202012Validator(
-            {"$defs": schema["$defs"], "$ref": "#/$defs/header"}
-        )
-    }
+def _schema() -> dict[str, Any]:
+    """The JSON Schema, read as package data (works from a zip shipped to Spark executors)."""
+    text = importlib.resources.files("conformance").joinpath(SCHEMA_FILE).read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def _validator(part: str) -> jsonschema.Draft202012Validator:
+    """`header`, or one op kind (the branch of `$defs/op` for that kind)."""
+    defs = _schema()["$defs"]
+    if part == "header":
+        return jsonschema.Draft202012Validator({"$defs": defs, "$ref": "#/$defs/header"})
+    return jsonschema.Draft202012Validator(
+        {"$defs": defs, **defs["op"]["oneOf"][OP_KINDS.index(part)]}
+    )
 
 
 def _reject_constant(name: str) -> Any:
@@ -82,7 +93,7 @@ def _schema_check(obj: Any, part: str, where: str) -> None:
             raise InputError(where, "seq", f"expected a non-negative integer, got {seq!r}")
         _op_shape_error(obj, where)
         return
-    err = jsonschema.exceptions.best_match(_validators()[part].iter_errors(obj))
+    err = jsonschema.exceptions.best_match(_validator(part).iter_errors(obj))
     if err is None:
         return
     path = ".".join(str(p) for p in err.absolute_path)
@@ -93,15 +104,11 @@ def _schema_check(obj: Any, part: str, where: str) -> None:
 
 
 def _op_shape_error(obj: dict[str, Any], where: str) -> None:
-    kinds = ("join", "leave", "fail", "subscribe", "unsubscribe", "publish")
     kind = obj.get("op")
-    if kind not in kinds:
-        raise InputError(where, "op", f"unknown op {kind!r}, expected one of {', '.join(kinds)}")
-    schema = json.loads(SCHEMA_PATH.read_text())["$defs"]["op"]["oneOf"][kinds.index(kind)]
-    sub = jsonschema.Draft202012Validator(
-        {"$defs": json.loads(SCHEMA_PATH.read_text())["$defs"], **schema}
-    )
-    err = jsonschema.exceptions.best_match(sub.iter_errors(obj))
+    if kind not in OP_KINDS:
+        raise InputError(where, "op", f"unknown op {kind!r}, expected one of {', '.join(OP_KINDS)}")
+    schema = _schema()["$defs"]["op"]["oneOf"][OP_KINDS.index(kind)]
+    err = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if err is None:
         return
     path = ".".join(str(p) for p in err.absolute_path)
