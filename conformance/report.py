@@ -67,6 +67,10 @@ def markdown(verdicts: list[Verdict], title: str, notes: list[str]) -> str:
         lines.append("None.")
     for v in failures:
         lines.append(f"- **{v.impl}** on `{v.trace_id}` ({v.generator}): {v.describe()}")
+        if "shrunk" in v.extra:
+            lines.append(
+                f"  - smallest failing trace: `{v.extra['shrunk']}` ({v.extra['shrunk_ops']} ops)"
+            )
     lines += ["", "## All verdicts", "", "| implementation | trace | generator | verdict |"]
     lines.append("|---|---|---|---|")
     for v in verdicts:
@@ -86,7 +90,13 @@ def write_report(out: Path, verdicts: list[Verdict], title: str, notes: list[str
     )
     fails = "".join(
         f"<li><b>{html.escape(v.impl)}</b> on <code>{html.escape(v.trace_id)}</code>: "
-        f"{html.escape(v.describe())}</li>"
+        f"{html.escape(v.describe())}"
+        + (
+            f" — smallest failing trace: <code>{html.escape(v.extra['shrunk'])}</code>"
+            if "shrunk" in v.extra
+            else ""
+        )
+        + "</li>"
         for v in verdicts
         if v.verdict != "pass"
     )

@@ -160,3 +160,54 @@ def run_traces(
     df = df.repartition(max(1, min(len(tasks), 8)))
     rows = df.mapInPandas(_run_batches, RESULT_SCHEMA).collect()
     return sorted((_from_row(r) for r in rows), key=lambda v: (v.impl, v.trace_id))
+
+
+def shrink_failures(verdicts: list[Verdict], paths: Sequence[Path], out: Path) -> list[Verdict]:
+    """For each failure with named pairs, the smallest trace that still fails (shrink.py),
+    written to out/shrunk/ and recorded in the verdict's `extra`."""
+    from dataclasses import replace as dc_replace
+
+    from conformance.shrink import shrink
+    from conformance.traceio import read_trace, write_trace
+    from reference.oracle import expected_deliveries
+    from reference.run import compare
+
+    by_id = {p.name.removesuffix(".ndjson"): p for p in paths}
+    done: list[Verdict] = []
+    for v in verdicts:
+        path = by_id.get(v.trace_id)
+        if v.verdict != "fail" or not (v.missing or v.duplicate or v.spurious) or path is None:
+            done.append(v)
+            continue
+        trace = read_trace(path)
+
+        def still_fails(t: Trace, impl: str = v.impl) -> bool:
+            got = _deliveries(impl, t)
+            return got is None or not compare(expected_deliveries(t), got).agree
+
+        small = shrink(trace, still_fails, budget=60)
+        target = (
+            out
+            / "shrunk"
+            / f"{v.impl.replace('/', '_').replace(' ', '_')[:60]}-{v.trace_id}.ndjson"
+        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_trace(small, target)
+        extra = {"shrunk": str(target.relative_to(out)), "shrunk_ops": str(len(small.ops))}
+        done.append(dc_replace(v, extra=extra))
+    return done
+
+
+def _deliveries(impl_name: str, trace: Trace) -> list[Delivery] | None:
+    """An implementation's deliveries on a trace, or None when it did not complete."""
+    from conformance.impls import builtin
+
+    if impl_name.startswith("cmd:"):
+        from conformance.adapter import run_outside
+
+        outcome = run_outside(impl_name[4:], trace, op_timeout=2.0)
+        return outcome.deliveries if outcome.verdict == "ok" else None
+    try:
+        return builtin()[impl_name].run(trace)
+    except Exception:
+        return None

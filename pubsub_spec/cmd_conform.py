@@ -39,7 +39,7 @@ def _say(msg: str, start: float) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance.runner import run_traces
+    from conformance.runner import run_traces, shrink_failures
     from conformance.spark_generate import generate_trace_set
     from conformance.spark_session import get_spark, ship_code
 
@@ -59,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
     paths = generate_trace_set(spark, out, gens, args.count, args.seed, args.profile)
     _say(f"running {len(impls)} implementations on {len(paths)} traces", start)
     verdicts = run_traces(impls, paths, spark)
+    if any(v.verdict == "fail" for v in verdicts):
+        _say("shrinking the failing traces", start)
+        verdicts = shrink_failures(verdicts, paths, out)
     notes = [
         f"Trace set: {len(paths)} traces ({', '.join(gens)}), profile {args.profile}, "
         f"seed {args.seed}, Spark master {args.master or 'local[2]'}.",
@@ -77,5 +80,7 @@ def run(args: argparse.Namespace) -> int:
     for v in verdicts:
         if v.verdict == "fail":
             print(f"  {v.impl} {v.trace_id}: {v.describe()}")
+            if "shrunk" in v.extra:
+                print(f"    smallest failing trace: {out / v.extra['shrunk']}")
     spark.stop()
     return 1 if failed else 0

@@ -84,4 +84,5 @@ def test_conform_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "reference" in out and "fail" in out and "missing" in out
     md = (tmp_path / "report.md").read_text()
     assert "| reference | pass |" in md and "| oracle-python | pass |" in md
+    assert "smallest failing trace" in md and list((tmp_path / "shrunk").glob("*.ndjson"))
     assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
