@@ -44,4 +44,11 @@ def builtin() -> dict[str, Implementation]:
         "reference-multicast": Implementation("reference-multicast", _reference("multicast")),
         "reference-lbdd": Implementation("reference-lbdd", _reference("lbdd"), _lbdd_missing()),
         "oracle-python": Implementation("oracle-python", expected_deliveries),
+        "oracle-indexed": Implementation("oracle-indexed", _indexed),
     }
+
+
+def _indexed(trace: Trace) -> list[Delivery]:
+    from conformance.variants.indexed_matcher import indexed_expected
+
+    return indexed_expected(trace)

@@ -1,0 +1,1 @@
+"""Optimised variants of the reference, registered like any implementation."""
