@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from conformance.generators import GENERATORS
 from conformance.variants.indexed_matcher import indexed_expected
 from properties.strategies import workloads
-from reference.oracle import expected_deliveries
 from reference.ops import Trace
+from reference.oracle import expected_deliveries
 
 
 @settings(max_examples=200)
