@@ -16,6 +16,7 @@ SMALL = ["simulate", "--nodes", "60", "--subs-per-node", "3", "--events", "150",
     [
         [],
         ["--delivery", "multicast"],
+        ["--delivery", "lbdd"],
         ["--cutoff", "0.1", "--matching", "lenient"],
         ["--widening", "5", "--leaf-update-loss", "0.5", "--leaf-update-delay-ms", "2000"],
     ],
