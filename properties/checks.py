@@ -125,8 +125,51 @@ PLAN: list[tuple[str, str, str | None, str]] = [
 ]
 
 
+def _lbdd_run(mutant: bool, examples: int) -> tuple[int, str | None]:
+    from properties.lbdd_checks import address_sets, one_way_violation
+
+    count = 0
+    failure: list[str] = []
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        verbosity=Verbosity.quiet,
+    )
+    @given(address_sets)
+    def run(addrs: list[str]) -> None:
+        nonlocal count
+        count += 1
+        problem = one_way_violation(addrs, mutant)
+        if problem:
+            failure.append(problem)
+            raise Violation(problem)
+
+    with contextlib.suppress(Violation):
+        run()
+    return count, (failure[0] if failure else None)
+
+
 def run_hypothesis_checks(examples: int = 200, race_seeds: int = 150) -> list[CheckResult]:
     rows: list[CheckResult] = []
+    for broken in (False, True):
+        start = time.monotonic()
+        n, failure = _lbdd_run(broken, examples)
+        name = "mutant forwarding-within-bucket" if broken else "LBDD trees on random addresses"
+        ok = (failure is not None) if broken else failure is None
+        detail = (
+            (f"rejected: {failure}" if failure else "NOT rejected")
+            if broken
+            else (failure or "holds")
+        )
+        rows.append(
+            CheckResult(
+                ONE_WAY, "Hypothesis", name, n, "examples", time.monotonic() - start, ok, detail
+            )
+        )
     for invariant, name, mutant, runner in PLAN:
         cls = MUTANTS[mutant] if mutant else PubSubSystem
         start = time.monotonic()

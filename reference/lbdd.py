@@ -20,7 +20,7 @@ docs/lbdd.md, each pinned by a test in tests/test_lbdd.py):
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 DIGEST_BITS = 32
@@ -139,8 +139,14 @@ class Dissemination:
     received: Mapping[str, int]  # node -> copies received
 
 
+TargetRule = Callable[[str, str, Iterable[str]], tuple[str, ...]]
+
+
 def disseminate(
-    source: str, alive: Iterable[str], views: Mapping[str, Iterable[str]]
+    source: str,
+    alive: Iterable[str],
+    views: Mapping[str, Iterable[str]],
+    rule: TargetRule | None = None,
 ) -> Dissemination:
     """One payload from the source, each live node forwarding on its first receipt to the
     targets its own view gives (views may differ while failures are being detected). Sends to
@@ -152,7 +158,7 @@ def disseminate(
     forwarded = {source}
     while queue:
         node = queue.pop(0)
-        for t in targets(node, source, views[node]):
+        for t in (rule or targets)(node, source, views[node]):
             edges.append((node, t))
             if t not in live:
                 continue

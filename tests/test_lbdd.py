@@ -9,6 +9,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from properties.lbdd_checks import address_sets, one_way_violation
 from reference.lbdd import (
     bucket_construction,
     bucket_no,
@@ -109,3 +110,17 @@ def test_diverging_views_during_failure_detection(addrs: list[str], data: st.Dat
     healed = disseminate(source, live, agreed)
     assert all(healed.received.get(m) == 1 for m in live)
     assert failed not in healed.received
+
+
+@settings(max_examples=100)
+@given(address_sets)
+def test_one_way_check_holds_for_lbdd(addrs: list[str]) -> None:
+    assert one_way_violation(addrs) is None
+
+
+def test_one_way_check_rejects_forwarding_within_a_bucket() -> None:
+    bad = [
+        one_way_violation([f"10.0.{i}.{j}" for i in range(3) for j in range(1, 40)][k:], True)
+        for k in range(3)
+    ]
+    assert all(b is not None and "higher bucket" in b for b in bad), bad

@@ -1,0 +1,124 @@
+"""`pubsub-spec check`: every invariant check — z3 lemmas, TLA+ models, Hypothesis against the
+reference — in one table: invariant, checker, check, states or examples explored, time, verdict.
+A mutant row passes when its check REJECTS the broken variant. Exit code 1 on any failure
+(a checker that cannot run is a failure, not a silent pass)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+from collections.abc import Callable
+
+from properties.checks import INVARIANTS, CheckResult, run_hypothesis_checks
+
+SECTIONS = ("z3", "tla", "hypothesis")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--only", default=",".join(SECTIONS), help="comma-separated: z3,tla,hypothesis")
+    p.add_argument("--examples", type=int, default=200, help="Hypothesis examples per check")
+
+
+def _z3_rows() -> list[CheckResult]:
+    mod = importlib.import_module("properties.lemmas")
+    rows: list[CheckResult] = []
+    for r in mod.run_all():
+        ok = r.verdict == "proved"
+        rows.append(
+            CheckResult(
+                r.invariant,
+                "z3",
+                r.name,
+                1,
+                "proof",
+                r.seconds,
+                ok,
+                r.verdict + (f": {r.counterexample}" if r.counterexample and not ok else ""),
+            )
+        )
+    mut = importlib.import_module("properties.lemma_mutants")
+    for r in mut.run_all():
+        ok = r.verdict in ("counterexample", "vacuous")
+        rows.append(
+            CheckResult(
+                r.invariant,
+                "z3",
+                f"mutant {r.name}",
+                1,
+                "proof",
+                r.seconds,
+                ok,
+                f"rejected ({r.verdict})" if ok else f"NOT rejected ({r.verdict})",
+            )
+        )
+    return rows
+
+
+def _tla_rows() -> list[CheckResult]:
+    mod = importlib.import_module("properties.tla")
+    rows: list[CheckResult] = []
+    for r in mod.run_manifest():
+        rows.append(
+            CheckResult(
+                r.invariant,
+                "TLA+ (tla-checker)",
+                r.name,
+                r.states,
+                "states",
+                r.seconds,
+                r.ok,
+                r.detail,
+            )
+        )
+    return rows
+
+
+def _section(name: str, examples: int) -> list[CheckResult]:
+    runners: dict[str, Callable[[], list[CheckResult]]] = {
+        "z3": _z3_rows,
+        "tla": _tla_rows,
+        "hypothesis": lambda: run_hypothesis_checks(examples),
+    }
+    start = time.monotonic()
+    try:
+        return runners[name]()
+    except Exception as e:  # a checker that cannot run is reported, and fails the run
+        return [
+            CheckResult(
+                inv,
+                name,
+                "checker unavailable",
+                0,
+                "-",
+                time.monotonic() - start,
+                False,
+                f"{type(e).__name__}: {e}",
+            )
+            for inv in INVARIANTS[:1]
+        ]
+
+
+def run(args: argparse.Namespace) -> int:
+    wanted = [s for s in args.only.split(",") if s]
+    bad = [s for s in wanted if s not in SECTIONS]
+    if bad:
+        print(f"error: unknown section(s) {bad}; choose from {', '.join(SECTIONS)}")
+        return 2
+    rows: list[CheckResult] = []
+    for s in wanted:
+        rows.extend(_section(s, args.examples))
+    rows.sort(key=lambda r: INVARIANTS.index(r.invariant) if r.invariant in INVARIANTS else 9)
+    head = f"{'invariant':<42} {'checker':<19} {'check':<44} {'explored':>14} {'time':>7}  verdict"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        explored = f"{r.explored} {r.unit}"
+        verdict = "PASS" if r.ok else "FAIL"
+        print(
+            f"{r.invariant[:42]:<42} {r.checker[:19]:<19} {r.name[:44]:<44} {explored:>14} "
+            f"{r.seconds:6.1f}s  {verdict}  {r.detail[:90]}"
+        )
+    failed = [r for r in rows if not r.ok]
+    print(f"\n{len(rows) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
