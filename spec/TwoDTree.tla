@@ -1,0 +1,226 @@
+------------------------------ MODULE TwoDTree ------------------------------
+(***************************************************************************)
+(* The distributed, growth-only 2d-tree of the thesis (§3.2.1–3.2.2,        *)
+(* Programs 3.1–3.3) with the race fix of the reference (erratum E4,       *)
+(* decision D-SPLIT in docs/core-protocol.md).                             *)
+(*                                                                         *)
+(* A tree node is <<level, index>>; its zone is the cells p of the finest  *)
+(* grid with p \div 2^(R - level) = index (the alternation of x and y      *)
+(* splits is irrelevant to the protocol and abstracted into one order).    *)
+(* Leaves store subscription points and split when their load exceeds Cap; *)
+(* a split hands the points to the children by TransferSub messages;       *)
+(* LeafNodeUpdateMessages climb to the root and may be lost or reordered;  *)
+(* publication probes are sent to a guessed level, jump back to level l/2  *)
+(* at nodes that do not exist, are deduplicated per event, and are         *)
+(* forwarded through LeafNodeRoutingTables. Messages form a set: any order *)
+(* of delivery is explored.                                                *)
+(*                                                                         *)
+(* Thesis = TRUE is Program 3.1 as written: the split node becomes         *)
+(* internal at once and sends its LeafUpdate at once. Thesis = FALSE is    *)
+(* the reference: the node is `splitting` until both children confirm      *)
+(* their creation, holds probes meanwhile, and only then sends the update. *)
+(* Inherit: TransferSub carries the set of events already processed.       *)
+(* Reference: reference/system.py (_split, _on_transfer_sub,               *)
+(* _on_child_created, _on_leaf_update, _on_probe_pub), reference/lnrt.py.  *)
+(***************************************************************************)
+EXTENDS Naturals, FiniteSets
+
+CONSTANTS D,        \* maximum depth of the tree
+          Cap,      \* capacity of every leaf
+          Pt,       \* Pt[s]: the cell of subscription s, for s in 1..Len
+          Region,   \* Region[e]: the cells an event e matches
+          NSubs, NEvents,
+          Thesis, Inherit, NoCap, Merge
+
+R == D + 1                              \* the grid is fine enough to split below D
+Subs == 1..NSubs
+Events == 1..NEvents
+Pow2(k) == IF k = 0 THEN 1 ELSE IF k = 1 THEN 2 ELSE IF k = 2 THEN 4 ELSE IF k = 3 THEN 8
+           ELSE 16
+Nodes == {<<lv, i>> : lv \in 0..R, i \in 0..15}
+Valid(n) == n[2] < Pow2(n[1])
+AllNodes == {n \in Nodes : Valid(n)}
+Root == <<0, 0>>
+Contains(n, p) == p \div Pow2(R - n[1]) = n[2]
+Overlaps(n, e) == \E p \in Region[e] : Contains(n, p)
+Kids(n) == {<<n[1] + 1, 2 * n[2]>>, <<n[1] + 1, 2 * n[2] + 1>>}
+Parent(n) == <<n[1] - 1, n[2] \div 2>>
+JumpBack(n) == <<n[1] \div 2, n[2] \div Pow2(n[1] - n[1] \div 2)>>
+Min2(a, b) == IF a < b THEN a ELSE b
+
+NoNode == <<0, 0>>
+Msg(t, to, from, e, subs, sn) == [t |-> t, to |-> to, from |-> from, e |-> e, subs |-> subs, seen |-> sn]
+Probe(n, e) == Msg("probe", n, NoNode, e, {}, {})
+
+VARIABLES exists, lnrt, store, seen, pending, held, msgs,
+          installed, published, activeAt, dcount, ever
+vars == <<exists, lnrt, store, seen, pending, held, msgs,
+          installed, published, activeAt, dcount, ever>>
+
+Leaf(n) == n \in exists /\ lnrt[n] = {}
+
+Init ==
+    /\ exists = {Root}
+    /\ lnrt = [n \in AllNodes |-> {}]
+    /\ store = [n \in AllNodes |-> {}]
+    /\ seen = [n \in AllNodes |-> {}]
+    /\ pending = [n \in AllNodes |-> 0]
+    /\ held = [n \in AllNodes |-> {}]
+    /\ msgs = {}
+    /\ installed = {}
+    /\ published = {}
+    /\ activeAt = [e \in Events |-> {}]
+    /\ dcount = [p \in Events \X Subs |-> 0]
+    /\ ever = {Root}
+
+\* A subscription is stored at the leaf holding its point (installation is atomic here: the
+\* reference completes an install before any later publish, decision D-OPS).
+Install(s) ==
+    /\ s \notin installed
+    /\ \E n \in exists :
+        /\ Leaf(n) /\ pending[n] = 0 /\ Contains(n, Pt[s])
+        /\ store' = [store EXCEPT ![n] = @ \cup {s}]
+    /\ installed' = installed \cup {s}
+    /\ UNCHANGED <<exists, lnrt, seen, pending, held, msgs, published, activeAt, dcount, ever>>
+
+\* Unsubscription waits until no publication is in flight (decision D-OPS), then removes the
+\* point from the leaf that holds it.
+Unsubscribe(s) ==
+    /\ s \in installed
+    /\ ~\E m \in msgs : m.t = "probe"
+    /\ \A n \in AllNodes : held[n] = {}
+    /\ \E n \in exists :
+        /\ Leaf(n) /\ s \in store[n]
+        /\ store' = [store EXCEPT ![n] = @ \ {s}]
+    /\ installed' = installed \ {s}
+    /\ UNCHANGED <<exists, lnrt, seen, pending, held, msgs, published, activeAt, dcount, ever>>
+
+Split(n) ==
+    /\ Leaf(n) /\ pending[n] = 0
+    /\ Cardinality(store[n]) > Cap
+    /\ n[1] < R /\ (n[1] < D \/ NoCap)
+    /\ lnrt' = [lnrt EXCEPT ![n] = Kids(n)]
+    /\ store' = [store EXCEPT ![n] = {}]
+    /\ LET transfers == {Msg("transfer", c, n, 0, {s \in store[n] : Contains(c, Pt[s])},
+                             IF Inherit THEN seen[n] ELSE {}) : c \in Kids(n)}
+           update == IF Thesis /\ n # Root THEN {Msg("update", Parent(n), n, 0, {}, {})} ELSE {}
+       IN msgs' = msgs \cup transfers \cup update
+    /\ pending' = [pending EXCEPT ![n] = IF Thesis THEN 0 ELSE 2]
+    /\ UNCHANGED <<exists, seen, held, installed, published, activeAt, dcount, ever>>
+
+RecvTransfer(m) ==
+    /\ m.t = "transfer"
+    /\ exists' = exists \cup {m.to}
+    /\ ever' = ever \cup {m.to}
+    /\ store' = [store EXCEPT ![m.to] = m.subs]
+    /\ seen' = [seen EXCEPT ![m.to] = m.seen]
+    /\ msgs' = (msgs \ {m}) \cup
+               (IF Thesis THEN {} ELSE {Msg("created", m.from, m.to, 0, {}, {})})
+    /\ UNCHANGED <<lnrt, pending, held, installed, published, activeAt, dcount>>
+
+RecvCreated(m) ==
+    /\ m.t = "created"
+    /\ LET n == m.to
+           done == pending[n] = 1
+       IN /\ pending' = [pending EXCEPT ![n] = @ - 1]
+          /\ held' = IF done THEN [held EXCEPT ![n] = {}] ELSE held
+          /\ msgs' = (msgs \ {m})
+                     \cup (IF done /\ n # Root THEN {Msg("update", Parent(n), n, 0, {}, {})} ELSE {})
+                     \cup (IF done THEN {Probe(n, e) : e \in held[n]} ELSE {})
+    /\ UNCHANGED <<exists, lnrt, store, seen, installed, published, activeAt, dcount, ever>>
+
+\* LeafNodeUpdateMessage: replace the record of the split node by its children, or ignore the
+\* update when the table does not hold that record (decision D-LNRT); forward to the parent.
+RecvUpdate(m) ==
+    /\ m.t = "update"
+    /\ LET a == m.to
+           x == m.from
+       IN /\ lnrt' = IF x \in lnrt[a] THEN [lnrt EXCEPT ![a] = (@ \ {x}) \cup Kids(x)] ELSE lnrt
+          /\ msgs' = (msgs \ {m}) \cup
+                     (IF a # Root THEN {Msg("update", Parent(a), x, 0, {}, {})} ELSE {})
+    /\ UNCHANGED <<exists, store, seen, pending, held, installed, published, activeAt, dcount, ever>>
+
+LoseUpdate(m) ==
+    /\ m.t = "update"
+    /\ msgs' = msgs \ {m}
+    /\ UNCHANGED <<exists, lnrt, store, seen, pending, held, installed, published, activeAt,
+                   dcount, ever>>
+
+RecvProbe(m) ==
+    /\ m.t = "probe"
+    /\ LET n == m.to
+           e == m.e
+           hits == {s \in store[n] : s \in activeAt[e] /\ Pt[s] \in Region[e]}
+       IN IF n \notin exists
+          THEN \* guessing too far: jump back to level l/2 (Program 3.3, line 53)
+               /\ msgs' = (msgs \ {m}) \cup {Probe(JumpBack(n), e)}
+               /\ UNCHANGED <<seen, held, dcount>>
+          ELSE IF pending[n] > 0
+          THEN /\ held' = [held EXCEPT ![n] = @ \cup {e}]
+               /\ msgs' = msgs \ {m}
+               /\ UNCHANGED <<seen, dcount>>
+          ELSE IF e \in seen[n]
+          THEN /\ msgs' = msgs \ {m}     \* dedup per event (§3.4.1)
+               /\ UNCHANGED <<seen, held, dcount>>
+          ELSE /\ seen' = [seen EXCEPT ![n] = @ \cup {e}]
+               /\ UNCHANGED held
+               /\ IF Leaf(n)
+                  THEN /\ dcount' = [p \in DOMAIN dcount |->
+                                       IF p[1] = e /\ p[2] \in hits
+                                       THEN Min2(2, dcount[p] + 1) ELSE dcount[p]]
+                       /\ msgs' = msgs \ {m}
+                  ELSE /\ msgs' = (msgs \ {m}) \cup {Probe(r, e) : r \in {q \in lnrt[n] : Overlaps(q, e)}}
+                       /\ UNCHANGED dcount
+    /\ UNCHANGED <<exists, lnrt, store, pending, installed, published, activeAt, ever>>
+
+\* RndRegionProbe with p = 0 above a guessed level L: every node of level L overlapping the
+\* target area, whether it exists or not (Program 3.3).
+Publish(e) ==
+    /\ e \notin published
+    /\ published' = published \cup {e}
+    /\ activeAt' = [activeAt EXCEPT ![e] = installed]
+    /\ \E lv \in 0..D :
+        msgs' = msgs \cup {Probe(n, e) : n \in {q \in AllNodes : q[1] = lv /\ Overlaps(q, e)}}
+    /\ UNCHANGED <<exists, lnrt, store, seen, pending, held, installed, dcount, ever>>
+
+\* MUTANT (Merge = TRUE): leaves merged back below capacity, which §3.2.2 rules out.
+MergeLeaves(n) ==
+    /\ Merge
+    /\ n \in exists /\ lnrt[n] = Kids(n) /\ pending[n] = 0
+    /\ \A c \in Kids(n) : Leaf(c) /\ pending[c] = 0
+    /\ Cardinality(UNION {store[c] : c \in Kids(n)}) <= Cap
+    /\ store' = [store EXCEPT ![n] = UNION {store[c] : c \in Kids(n)}]
+    /\ lnrt' = [lnrt EXCEPT ![n] = {}]
+    /\ exists' = exists \ Kids(n)
+    /\ UNCHANGED <<seen, pending, held, msgs, installed, published, activeAt, dcount, ever>>
+
+Next ==
+    \/ \E s \in Subs : Install(s) \/ Unsubscribe(s)
+    \/ \E n \in exists : Split(n) \/ MergeLeaves(n)
+    \/ \E e \in Events : Publish(e)
+    \/ \E m \in msgs : RecvTransfer(m) \/ RecvCreated(m) \/ RecvUpdate(m) \/ LoseUpdate(m)
+                       \/ RecvProbe(m)
+
+Spec == Init /\ [][Next]_vars
+
+-----------------------------------------------------------------------------
+TypeOK ==
+    /\ exists \subseteq AllNodes
+    /\ installed \subseteq Subs /\ published \subseteq Events
+    /\ \A n \in AllNodes : lnrt[n] \subseteq AllNodes /\ store[n] \subseteq Subs
+
+Done(e) == /\ ~\E m \in msgs : m.t = "probe" /\ m.e = e
+           /\ \A n \in AllNodes : e \notin held[n]
+
+\* every subscription active when e was published and matching e is delivered once e's
+\* probes are all processed
+NoMissedMatch ==
+    \A e \in published : Done(e) =>
+        \A s \in activeAt[e] : Pt[s] \in Region[e] => dcount[<<e, s>>] >= 1
+
+SingleDelivery == \A p \in Events \X Subs : dcount[p] <= 1
+
+BoundedDepth == \A n \in exists : n[1] <= D
+
+GrowthOnly == ever \subseteq exists
+=============================================================================
