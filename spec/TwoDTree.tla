@@ -7,7 +7,9 @@
 (* A tree node is <<level, index>>; its zone is the cells p of the finest  *)
 (* grid with p \div 2^(R - level) = index (the alternation of x and y      *)
 (* splits is irrelevant to the protocol and abstracted into one order).    *)
-(* Leaves store subscription points and split when their load exceeds Cap; *)
+(* Subscriptions are installed by insert messages travelling down the tree  *)
+(* (RndLeafProbe, held at splitting nodes). Leaves store the points and    *)
+(* split when their load exceeds Cap;                                       *)
 (* a split hands the points to the children by TransferSub messages;       *)
 (* LeafNodeUpdateMessages climb to the root and may be lost or reordered;  *)
 (* publication probes are sent to a guessed level, jump back to level l/2  *)
@@ -53,9 +55,9 @@ Msg(t, to, from, e, subs, sn) == [t |-> t, to |-> to, from |-> from, e |-> e, su
 Probe(n, e) == Msg("probe", n, NoNode, e, {}, {})
 
 VARIABLES exists, lnrt, store, seen, pending, held, msgs,
-          installed, published, activeAt, dcount, ever
+          installed, published, activeAt, dcount, ever, inflight, heldIns
 vars == <<exists, lnrt, store, seen, pending, held, msgs,
-          installed, published, activeAt, dcount, ever>>
+          installed, published, activeAt, dcount, ever, inflight, heldIns>>
 
 Leaf(n) == n \in exists /\ lnrt[n] = {}
 
@@ -72,28 +74,53 @@ Init ==
     /\ activeAt = [e \in Events |-> {}]
     /\ dcount = [p \in Events \X Subs |-> 0]
     /\ ever = {Root}
+    /\ inflight = {}
+    /\ heldIns = [n \in AllNodes |-> {}]
 
-\* A subscription is stored at the leaf holding its point (installation is atomic here: the
-\* reference completes an install before any later publish, decision D-OPS).
+\* Installation (RndLeafProbe, Program 3.2, with level 0 guessed): an insert travels down the
+\* tree through the routing tables while nodes split; a splitting node holds it (D-SPLIT); a
+\* subscription counts as installed once stored, as in the reference (decision D-OPS).
 Install(s) ==
-    /\ s \notin installed
-    /\ \E n \in exists :
-        /\ Leaf(n) /\ pending[n] = 0 /\ Contains(n, Pt[s])
-        /\ store' = [store EXCEPT ![n] = @ \cup {s}]
-    /\ installed' = installed \cup {s}
-    /\ UNCHANGED <<exists, lnrt, seen, pending, held, msgs, published, activeAt, dcount, ever>>
+    /\ s \notin installed /\ s \notin inflight
+    /\ ~\E m \in msgs : m.t = "insert" /\ m.e = s
+    /\ msgs' = msgs \cup {Msg("insert", Root, NoNode, s, {}, {})}
+    /\ inflight' = inflight \cup {s}
+    /\ UNCHANGED <<exists, lnrt, store, seen, pending, held, installed, published, activeAt,
+                   dcount, ever, heldIns>>
+
+RecvInsert(m) ==
+    /\ m.t = "insert"
+    /\ LET n == m.to
+           s == m.e
+       IN IF n \notin exists
+          THEN /\ msgs' = (msgs \ {m}) \cup {Msg("insert", JumpBack(n), NoNode, s, {}, {})}
+               /\ UNCHANGED <<store, installed, inflight, heldIns>>
+          ELSE IF pending[n] > 0
+          THEN /\ heldIns' = [heldIns EXCEPT ![n] = @ \cup {s}]
+               /\ msgs' = msgs \ {m}
+               /\ UNCHANGED <<store, installed, inflight>>
+          ELSE IF Leaf(n)
+          THEN /\ store' = [store EXCEPT ![n] = @ \cup {s}]
+               /\ installed' = installed \cup {s}
+               /\ inflight' = inflight \ {s}
+               /\ msgs' = msgs \ {m}
+               /\ UNCHANGED heldIns
+          ELSE /\ msgs' = (msgs \ {m}) \cup
+                          {Msg("insert", r, NoNode, s, {}, {}) : r \in {q \in lnrt[n] : Contains(q, Pt[s])}}
+               /\ UNCHANGED <<store, installed, inflight, heldIns>>
+    /\ UNCHANGED <<exists, lnrt, seen, pending, held, published, activeAt, dcount, ever>>
 
 \* Unsubscription waits until no publication is in flight (decision D-OPS), then removes the
 \* point from the leaf that holds it.
 Unsubscribe(s) ==
     /\ s \in installed
-    /\ ~\E m \in msgs : m.t = "probe"
-    /\ \A n \in AllNodes : held[n] = {}
+    /\ ~\E m \in msgs : m.t \in {"probe", "insert"}
+    /\ \A n \in AllNodes : held[n] = {} /\ heldIns[n] = {}
     /\ \E n \in exists :
         /\ Leaf(n) /\ s \in store[n]
         /\ store' = [store EXCEPT ![n] = @ \ {s}]
     /\ installed' = installed \ {s}
-    /\ UNCHANGED <<exists, lnrt, seen, pending, held, msgs, published, activeAt, dcount, ever>>
+    /\ UNCHANGED <<exists, lnrt, seen, pending, held, msgs, published, activeAt, dcount, ever, inflight, heldIns>>
 
 Split(n) ==
     /\ Leaf(n) /\ pending[n] = 0
@@ -106,7 +133,7 @@ Split(n) ==
            update == IF Thesis /\ n # Root THEN {Msg("update", Parent(n), n, 0, {}, {})} ELSE {}
        IN msgs' = msgs \cup transfers \cup update
     /\ pending' = [pending EXCEPT ![n] = IF Thesis THEN 0 ELSE 2]
-    /\ UNCHANGED <<exists, seen, held, installed, published, activeAt, dcount, ever>>
+    /\ UNCHANGED <<exists, seen, held, installed, published, activeAt, dcount, ever, inflight, heldIns>>
 
 RecvTransfer(m) ==
     /\ m.t = "transfer"
@@ -116,7 +143,7 @@ RecvTransfer(m) ==
     /\ seen' = [seen EXCEPT ![m.to] = m.seen]
     /\ msgs' = (msgs \ {m}) \cup
                (IF Thesis THEN {} ELSE {Msg("created", m.from, m.to, 0, {}, {})})
-    /\ UNCHANGED <<lnrt, pending, held, installed, published, activeAt, dcount>>
+    /\ UNCHANGED <<lnrt, pending, held, installed, published, activeAt, dcount, inflight, heldIns>>
 
 RecvCreated(m) ==
     /\ m.t = "created"
@@ -124,10 +151,14 @@ RecvCreated(m) ==
            done == pending[n] = 1
        IN /\ pending' = [pending EXCEPT ![n] = @ - 1]
           /\ held' = IF done THEN [held EXCEPT ![n] = {}] ELSE held
+          /\ heldIns' = IF done THEN [heldIns EXCEPT ![n] = {}] ELSE heldIns
           /\ msgs' = (msgs \ {m})
                      \cup (IF done /\ n # Root THEN {Msg("update", Parent(n), n, 0, {}, {})} ELSE {})
                      \cup (IF done THEN {Probe(n, e) : e \in held[n]} ELSE {})
-    /\ UNCHANGED <<exists, lnrt, store, seen, installed, published, activeAt, dcount, ever>>
+                     \cup (IF done THEN {Msg("insert", n, NoNode, s, {}, {}) : s \in heldIns[n]}
+                           ELSE {})
+    /\ UNCHANGED <<exists, lnrt, store, seen, installed, published, activeAt, dcount, ever,
+                   inflight>>
 
 \* LeafNodeUpdateMessage: replace the record of the split node by its children, or ignore the
 \* update when the table does not hold that record (decision D-LNRT); forward to the parent.
@@ -138,13 +169,13 @@ RecvUpdate(m) ==
        IN /\ lnrt' = IF x \in lnrt[a] THEN [lnrt EXCEPT ![a] = (@ \ {x}) \cup Kids(x)] ELSE lnrt
           /\ msgs' = (msgs \ {m}) \cup
                      (IF a # Root THEN {Msg("update", Parent(a), x, 0, {}, {})} ELSE {})
-    /\ UNCHANGED <<exists, store, seen, pending, held, installed, published, activeAt, dcount, ever>>
+    /\ UNCHANGED <<exists, store, seen, pending, held, installed, published, activeAt, dcount, ever, inflight, heldIns>>
 
 LoseUpdate(m) ==
     /\ m.t = "update"
     /\ msgs' = msgs \ {m}
     /\ UNCHANGED <<exists, lnrt, store, seen, pending, held, installed, published, activeAt,
-                   dcount, ever>>
+                   dcount, ever, inflight, heldIns>>
 
 RecvProbe(m) ==
     /\ m.t = "probe"
@@ -171,7 +202,7 @@ RecvProbe(m) ==
                        /\ msgs' = msgs \ {m}
                   ELSE /\ msgs' = (msgs \ {m}) \cup {Probe(r, e) : r \in {q \in lnrt[n] : Overlaps(q, e)}}
                        /\ UNCHANGED dcount
-    /\ UNCHANGED <<exists, lnrt, store, pending, installed, published, activeAt, ever>>
+    /\ UNCHANGED <<exists, lnrt, store, pending, installed, published, activeAt, ever, inflight, heldIns>>
 
 \* RndRegionProbe with p = 0 above a guessed level L: every node of level L overlapping the
 \* target area, whether it exists or not (Program 3.3).
@@ -181,7 +212,7 @@ Publish(e) ==
     /\ activeAt' = [activeAt EXCEPT ![e] = installed]
     /\ \E lv \in 0..D :
         msgs' = msgs \cup {Probe(n, e) : n \in {q \in AllNodes : q[1] = lv /\ Overlaps(q, e)}}
-    /\ UNCHANGED <<exists, lnrt, store, seen, pending, held, installed, dcount, ever>>
+    /\ UNCHANGED <<exists, lnrt, store, seen, pending, held, installed, dcount, ever, inflight, heldIns>>
 
 \* MUTANT (Merge = TRUE): leaves merged back below capacity, which §3.2.2 rules out.
 MergeLeaves(n) ==
@@ -192,14 +223,14 @@ MergeLeaves(n) ==
     /\ store' = [store EXCEPT ![n] = UNION {store[c] : c \in Kids(n)}]
     /\ lnrt' = [lnrt EXCEPT ![n] = {}]
     /\ exists' = exists \ Kids(n)
-    /\ UNCHANGED <<seen, pending, held, msgs, installed, published, activeAt, dcount, ever>>
+    /\ UNCHANGED <<seen, pending, held, msgs, installed, published, activeAt, dcount, ever, inflight, heldIns>>
 
 Next ==
     \/ \E s \in Subs : Install(s) \/ Unsubscribe(s)
     \/ \E n \in exists : Split(n) \/ MergeLeaves(n)
     \/ \E e \in Events : Publish(e)
     \/ \E m \in msgs : RecvTransfer(m) \/ RecvCreated(m) \/ RecvUpdate(m) \/ LoseUpdate(m)
-                       \/ RecvProbe(m)
+                       \/ RecvProbe(m) \/ RecvInsert(m)
 
 Spec == Init /\ [][Next]_vars
 
