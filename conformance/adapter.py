@@ -124,7 +124,10 @@ def run_outside(
             if kind == "timeout":
                 return finish("unknown", f"timeout after {op_timeout:g}s waiting for {what}")
             if kind == "eof":
-                code = proc.p.poll()
+                try:  # stdout closed: the exit status follows shortly
+                    code: int | None = proc.p.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    code = None
                 return finish("fail", f"crashed (exit {code}) during {what}")
             if kind == "garbage":
                 return finish("fail", f"protocol error at output line {proc.count}: {obj!r}")
