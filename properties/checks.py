@@ -56,13 +56,9 @@ def _check(trace: Trace, cls: type[PubSubSystem], what: str) -> None:
                 raise Violation(f"routing table of {node.ident} is not a partition")
 
 
-def _hypothesis_run(
-    what: str, cls: type[PubSubSystem], examples: int, shape: Callable[[Trace], Trace]
-) -> tuple[int, str | None]:
-    count = 0
-    failure: list[str] = []
-
-    @settings(
+def _search(examples: int) -> settings:
+    """Derandomized, quiet, no shrinking: a check reports the first failure it meets."""
+    return settings(
         max_examples=examples,
         derandomize=True,
         deadline=None,
@@ -71,6 +67,15 @@ def _hypothesis_run(
         suppress_health_check=list(HealthCheck),
         verbosity=Verbosity.quiet,
     )
+
+
+def _hypothesis_run(
+    what: str, cls: type[PubSubSystem], examples: int, shape: Callable[[Trace], Trace]
+) -> tuple[int, str | None]:
+    count = 0
+    failure: list[str] = []
+
+    @_search(examples)
     @given(workloads())
     def run(trace: Trace) -> None:
         nonlocal count
@@ -131,14 +136,7 @@ def _lbdd_run(mutant: bool, examples: int) -> tuple[int, str | None]:
     count = 0
     failure: list[str] = []
 
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        verbosity=Verbosity.quiet,
-    )
+    @_search(examples)
     @given(address_sets)
     def run(addrs: list[str]) -> None:
         nonlocal count
