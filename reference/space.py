@@ -122,7 +122,3 @@ def target_area(square: Square, v: Number | None, cutoff: Number | None) -> Targ
 
 def parent(bits: str) -> str:
     return bits[:-1]
-
-
-def is_ancestor_or_self(a: str, b: str) -> bool:
-    return b.startswith(a)
