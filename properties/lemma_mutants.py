@@ -1,81 +1,229 @@
-"""Deliberately wrong formulations that the z3 checker must reject (a counterexample, or
-`vacuous` for contradictory premises): each shows that the matching lemma has teeth."""
+"""Deliberately broken formulations that the z3 checker of `properties.lemmas` must reject.
+
+Each mutant goes through the same builder and prover as the lemma it breaks, and must come back
+as a `counterexample` violating the named conclusion listed in `EXPECTED` (or `vacuous` for
+contradictory premises): each shows that the matching lemma has teeth, and several pin errata
+of the seeds (E1, E3, LBDD-E1, LBDD-E3).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from properties.lemmas import (
-    SINGLE,
     LemmaResult,
-    _result,
-    _slices,
-    _split_lemma,
-    _unique,
-    exact_children,
-    path_depth_bound,
-    slice_lo,
-    zone,
+    Remap,
+    W,
+    bit_length,
+    bucket_defined_check,
+    bucket_order_check,
+    cutoff_exists_check,
+    cutoff_unique_check,
+    depth_bound_check,
+    exact_mid,
+    floor_lo,
+    half_open_children,
+    mapping_check,
+    slices_cover_check,
+    slices_shape_check,
+    split_check,
+    unremapped_in_band_check,
 )
-from properties.z3typed import T, real
+from properties.z3typed import T, all_of, bv_const, ite, ult
 
 
-def closed_segments() -> LemmaResult:
-    """Erratum E3: every remap segment closed — a boundary value is delivered twice."""
-    return _unique(True)
+# -- 1. range/point mapping (thesis §3.2) ---------------------------------------------------
+def open_target_area() -> LemmaResult:
+    """Target area [min, v) x (v, max]: misses ranges with an end point at v (equality [v, v])."""
+
+    def area(mn: T, mx: T, v: T, x: T, y: T, _: T) -> T:
+        return all_of(mn <= x, x < v, v < y, y <= mx)
+
+    return mapping_check("target area with open bounds [min,v) x (v,max]", "real", area)
 
 
+# -- 2. split (thesis §3.2.1, Program 3.2; erratum E1) ------------------------------------
 def both_children_closed() -> LemmaResult:
-    def children(x: T, lo: T, hi: T, mid: T, closed_top: T) -> tuple[T, T]:
-        return zone(lo, mid, T(True), x), zone(mid, hi, closed_top, x)
+    def children(p: T, lo: T, mid: T, hi: T, top: T, is_x: T) -> tuple[T, T]:
+        _, c1 = half_open_children(p, lo, mid, hi, top, is_x)
+        return all_of(lo <= p, p <= mid), c1
 
-    return _split_lemma("children [lo,mid] and [mid,hi] both closed", lambda a, b: (a + b) / 2,
-                        children)  # fmt: skip
+    return split_check("children [lo,mid] and [mid,hi] both closed", exact_mid, children)
 
 
 def thesis_midpoint() -> LemmaResult:
-    """Erratum E1: Program 3.2's `minx+maxx/2.0`."""
-    return _split_lemma("Program 3.2 midpoint minx + maxx/2", lambda a, b: a + b / 2,
-                        exact_children)  # fmt: skip
+    """Program 3.2 line 25 on x levels: `float mid = minx+maxx/2.0;` (erratum E1)."""
+
+    def mid(lo: T, hi: T, is_x: T) -> T:
+        return ite(is_x, lo + hi / 2, (lo + hi) / 2)
+
+    return split_check("Program 3.2 x-level midpoint minx + maxx/2.0", mid, half_open_children)
 
 
 def thesis_x_branch() -> LemmaResult:
-    """Erratum E1: `if (x < mid) ... else if (x > mid)` — x == mid goes nowhere."""
+    """Program 3.2 lines 26-32: `if (x < mid) ... else if (x > mid)` — x == mid goes nowhere
+    (the y branch uses `y >= mid` and is right)."""
 
-    def children(x: T, lo: T, hi: T, mid: T, closed_top: T) -> tuple[T, T]:
-        return zone(lo, mid, T(False), x), (x > mid) & zone(lo, hi, closed_top, x)
+    def children(p: T, lo: T, mid: T, hi: T, top: T, is_x: T) -> tuple[T, T]:
+        c0, c1 = half_open_children(p, lo, mid, hi, top, is_x)
+        return c0, ite(is_x, all_of(c1, p > mid), c1)
 
-    return _split_lemma("Program 3.2 x branch (x < mid / x > mid)", lambda a, b: (a + b) / 2,
-                        children)  # fmt: skip
-
-
-def ceil_upper_slices() -> LemmaResult:
-    def ceil_hi(j: T, m: T, k: T) -> T:
-        return ((j + 1) * m + k - 1) // k
-
-    return _slices(slice_lo, ceil_hi, "slices with a ceil upper bound (overlap)")
+    return split_check("Program 3.2 x branch (x < mid / x > mid)", exact_mid, children)
 
 
-def within_bucket_forwarding() -> LemmaResult:
-    r = path_depth_bound(strict=False)
-    return LemmaResult("forwarding within a bucket (non-strict path)", r.invariant, r.verdict,
-                       r.counterexample, r.seconds)  # fmt: skip
+# -- 3. cut-off remapping (thesis §3.5; erratum E3, D-SEG) --------------------------------
+def closed_segments() -> LemmaResult:
+    """Every segment closed, as the thesis' points read literally (erratum E3)."""
+    return cutoff_unique_check(
+        "closed remap segments [a_i, a_(i+1)] (duplicate at a boundary)",
+        Remap("real", closed_segments=True),
+    )
+
+
+def open_last_segment() -> LemmaResult:
+    """Every segment half-open, the last one too: v = u is lost."""
+    return cutoff_exists_check(
+        "every remap segment half-open, the last too (v = u lost)", Remap("real", open_last=True)
+    )
+
+
+def h_not_below_cutoff() -> LemmaResult:
+    """A segment length h > c: the remapped points lie above the cut-off line and the
+    restricted target area misses them."""
+    return cutoff_exists_check(
+        "segment length h > c (points above the cut-off line)",
+        Remap("real", h_premise=lambda h, c: all_of(h > c, c > 0)),
+    )
+
+
+def unremapped_long_range() -> LemmaResult:
+    """Restricting the target area to the band without remapping the long ranges."""
+    return unremapped_in_band_check(
+        "restricted target area without remapping u - l > c", "real", remapped_premise=True
+    )
 
 
 def vacuous_premise() -> LemmaResult:
-    h, c = real("h"), real("c")
-    return _result("h > c and h < c (contradictory premises)", SINGLE, [h > c, h < c], h.eq(h))
+    """h > c and h < c: a proof from these premises would prove anything."""
+    return cutoff_unique_check(
+        "remap with h > c and h < c (contradictory premises)",
+        Remap("real", h_premise=lambda h, c: all_of(h > c, h < c)),
+    )
 
 
-MUTANTS = [
-    closed_segments,
+# -- 4. LBDD slices (seed 003 Algorithm 2; LBDD-E1, D-L2) ---------------------------------
+def _ceil_hi(j: T, m: T, k: T) -> T:
+    return ((j + 1) * m + k - 1) // k
+
+
+def _int_ratio_lo(j: T, m: T, k: T) -> T:
+    return j * (m // k)
+
+
+def _int_ratio_hi(j: T, m: T, k: T) -> T:
+    return (j + 1) * (m // k)
+
+
+def ceil_upper_slices() -> LemmaResult:
+    return slices_cover_check("slices [floor(jm/k), ceil((j+1)m/k)) (overlap)", floor_lo, _ceil_hi)
+
+
+def integer_ratio_slices() -> LemmaResult:
+    """Algorithm 2 with ratio = m // k (LBDD-E1): the last m mod k ranks are nobody's."""
+    return slices_shape_check(
+        "slices [j (m//k), (j+1)(m//k)) with an integer ratio (gap)", _int_ratio_lo, _int_ratio_hi
+    )
+
+
+# -- 5. LBDD buckets (seed 003 §3.2, §3.5.2; LBDD-E3) -------------------------------------
+def ocr_bucket_interval() -> LemmaResult:
+    """§3.2's bucket interval as printed, [2m-1, 2m) (LBDD-E3): even distances have no bucket."""
+
+    def in_bucket(d: T, b: int) -> T:
+        return all_of(~ult(d, bv_const(2 * b - 1, W)), ult(d, bv_const(2 * b, W)))
+
+    return bucket_defined_check("bucket m iff 2m-1 <= distance < 2m (as printed)", in_bucket)
+
+
+def bucket_of_digest() -> LemmaResult:
+    """Buckets from the node's own digest, forgetting the XOR with the source's."""
+
+    def bucket(src: T, x: T) -> T:
+        return bit_length(x)
+
+    return bucket_order_check("bucket = bit length of the digest, not of the distance", bucket)
+
+
+def within_bucket_forwarding() -> LemmaResult:
+    """Algorithm 1 with `BucketNo >= SelfNo`: edges within a bucket, no depth bound."""
+    return depth_bound_check(
+        "forwarding within a bucket (buckets non-decreasing)", lambda a, b: a <= b
+    )
+
+
+Mutant = Callable[[], LemmaResult]
+
+# mutant -> (expected verdict, a named conclusion the counterexample must violate)
+EXPECTED: dict[str, tuple[str, str]] = {
+    "open_target_area": ("counterexample", "l <= v <= u iff (l, u) in [min, v] x [v, max]"),
+    "both_children_closed": ("counterexample", "no point lies in both children"),
+    "thesis_midpoint": (
+        "counterexample",
+        "lo < mid < hi (children non-empty, child 0 open at its top)",
+    ),
+    "thesis_x_branch": ("counterexample", "a point of the parent lies in a child"),
+    "closed_segments": ("counterexample", "not both segments i and j deliver v"),
+    "open_last_segment": ("counterexample", "segment i* delivers v"),
+    "h_not_below_cutoff": ("counterexample", "point i* lies in the restricted target area"),
+    "unremapped_long_range": ("counterexample", "(l, u) lies in the restricted target area"),
+    "vacuous_premise": ("vacuous", ""),
+    "ceil_upper_slices": ("counterexample", "rank t is not in two slices i != j"),
+    "integer_ratio_slices": ("counterexample", "slice k-1 ends at m"),
+    "ocr_bucket_interval": ("counterexample", "some bucket m in 1..32 holds the distance"),
+    "bucket_of_digest": (
+        "counterexample",
+        "the highest set bit of distance(src,y) is above every bit of distance(src,x)",
+    ),
+    "within_bucket_forwarding": ("counterexample", f"no node {W + 2} follows"),
+}
+
+MUTANTS: list[Mutant] = [
+    open_target_area,
     both_children_closed,
     thesis_midpoint,
     thesis_x_branch,
-    ceil_upper_slices,
-    within_bucket_forwarding,
+    closed_segments,
+    open_last_segment,
+    h_not_below_cutoff,
+    unremapped_long_range,
     vacuous_premise,
+    ceil_upper_slices,
+    integer_ratio_slices,
+    ocr_bucket_interval,
+    bucket_of_digest,
+    within_bucket_forwarding,
 ]
-EXPECTED = {m.__name__: ("vacuous" if m is vacuous_premise else "counterexample") for m in MUTANTS}
 
 
 def run_all() -> list[LemmaResult]:
     return [m() for m in MUTANTS]
+
+
+def main() -> int:
+    ok = True
+    for m, r in zip(MUTANTS, run_all(), strict=True):
+        verdict, label = EXPECTED[m.__name__]
+        caught = r.verdict == verdict and (not label or label in r.violated)
+        ok = ok and caught
+        print(
+            f"{'REJECTED' if caught else 'NOT REJECTED'}  {r.verdict:<15} {r.seconds:5.2f}s  "
+            f"{r.invariant[:40]:<40}  {r.name}"
+        )
+        print("\n".join("      " + line for line in r.counterexample.splitlines()))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
