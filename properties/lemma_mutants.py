@@ -21,6 +21,7 @@ from properties.lemmas import (
     cutoff_unique_check,
     depth_bound_check,
     exact_mid,
+    floor_hi,
     floor_lo,
     half_open_children,
     mapping_check,
@@ -124,8 +125,18 @@ def _int_ratio_hi(j: T, m: T, k: T) -> T:
     return (j + 1) * (m // k)
 
 
+def _round_lo(j: T, m: T, k: T) -> T:
+    """round(j m / k), half up: floor((2 j m + k) / (2 k))."""
+    return (2 * j * m + k) // (2 * k)
+
+
 def ceil_upper_slices() -> LemmaResult:
     return slices_cover_check("slices [floor(jm/k), ceil((j+1)m/k)) (overlap)", floor_lo, _ceil_hi)
+
+
+def round_lower_slices() -> LemmaResult:
+    """Lower bound rounded, upper bound floored: a rank just below a rounded-up bound is lost."""
+    return slices_shape_check("slices [round(jm/k), floor((j+1)m/k)) (gap)", _round_lo, floor_hi)
 
 
 def integer_ratio_slices() -> LemmaResult:
@@ -178,11 +189,13 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "unremapped_long_range": ("counterexample", "(l, u) lies in the restricted target area"),
     "vacuous_premise": ("vacuous", ""),
     "ceil_upper_slices": ("counterexample", "rank t is not in two slices i != j"),
+    "round_lower_slices": ("counterexample", "contiguous: hi(j) = lo(j+1)"),
     "integer_ratio_slices": ("counterexample", "slice k-1 ends at m"),
     "ocr_bucket_interval": ("counterexample", "some bucket m in 1..32 holds the distance"),
     "bucket_of_digest": (
         "counterexample",
-        "the highest set bit of distance(src,y) is above every bit of distance(src,x)",
+        "bucket(x) < bucket(y) iff the highest set bit of distance(src,y) is above that of "
+        "distance(src,x)",
     ),
     "within_bucket_forwarding": ("counterexample", f"no node {W + 2} follows"),
 }
@@ -198,6 +211,7 @@ MUTANTS: list[Mutant] = [
     unremapped_long_range,
     vacuous_premise,
     ceil_upper_slices,
+    round_lower_slices,
     integer_ratio_slices,
     ocr_bucket_interval,
     bucket_of_digest,

@@ -515,24 +515,28 @@ def bucket_defined_check(name: str, in_bucket: Callable[[T, int], T]) -> LemmaRe
     )
 
 
+def top_bit_above(dy: T, dx: T, width: int = W) -> T:
+    """The highest set bit of dy is above the highest set bit of dx (dx = 0 has none): some
+    bit b of dy is set while dx has no bit at b or above."""
+    return any_of(*(all_of(bit(dy, b), lshr(dx, b).eq(bv_const(0, width))) for b in range(width)))
+
+
 def bucket_order_check(name: str, bucket: BucketFn) -> LemmaResult:
     src, x, y = bitvec("digest_src", W), bitvec("digest_x", W), bitvec("digest_y", W)
     dx, dy = bv_xor(src, x), bv_xor(src, y)
     bx, by = bucket(src, x), bucket(src, y)
-    top_bit = all_of(
-        *(
-            by.eq(b) >> all_of(bit(dy, b - 1), lshr(dx, b - 1).eq(bv_const(0, W)))
-            for b in range(1, W + 1)
-        )
-    )
     return check(
         name,
         ONE_WAY,
         "seed 003 §3.2, Algorithm 1, §3.5.1 Theorem 1 (no loop)",
-        {"bucket(x) < bucket(y) (y is a candidate target of x)": bx < by},
+        {"src, x, y: any 32-bit digests": boolean(True)},
         {
-            "the highest set bit of distance(src,y) is above every bit of distance(src,x)": top_bit,
-            "distance(src,x) < distance(src,y)": ult(dx, dy),
+            "bucket(x) < bucket(y) iff the highest set bit of distance(src,y) is above that of "
+            "distance(src,x)": iff(bx < by, top_bit_above(dy, dx)),
+            "bucket(x) < bucket(y) => distance(src,x) < distance(src,y)": (bx < by) >> ult(dx, dy),
+            "bucket(x) = bucket(y) iff the highest set bits are equal": iff(
+                bx.eq(by), ~any_of(top_bit_above(dy, dx), top_bit_above(dx, dy))
+            ),
         },
         {"distance(src,x)": dx, "distance(src,y)": dy, "bucket(x)": bx, "bucket(y)": by},
     )
@@ -571,7 +575,7 @@ def bucket_is_well_defined() -> LemmaResult:
 
 def bucket_order_is_distance_order() -> LemmaResult:
     return bucket_order_check(
-        "bucket(x) < bucket(y) => distance(src,y) has a higher top bit (32 bits)", xor_bucket
+        "bucket(x) < bucket(y) iff distance(src,y) has a higher top bit (32 bits)", xor_bucket
     )
 
 
