@@ -108,6 +108,25 @@ class ReferenceMachine(RuleBasedStateMachine):
         ev = Event(f"e{self._seq()}", data.draw(st.sampled_from(self.live)), schema.name, vals)
         self._apply(Publish(self._seq(), ev))
 
+    @precondition(lambda self: bool(self.active) and bool(self.trace.config.cutoff_h))
+    @rule(data=st.data(), i=st.integers(1, 12))
+    def publish_on_segment_boundary(self, data: st.DataObject, i: int) -> None:
+        """An event matching an active subscription, its base value on l + i*h: a remap
+        segment boundary (thesis §3.5, decision D-SEG), where closed segments deliver twice."""
+        sub = data.draw(st.sampled_from(sorted(self.active.values(), key=lambda x: x.id)))
+        h = dict(self.trace.config.cutoff_h)
+        schema = next(x for x in SCHEMAS if x.name == sub.schema)
+        vals = {p.attribute: p.lo for p in sub.predicates}
+        p = data.draw(st.sampled_from(sub.predicates))
+        step = h[f"{sub.schema}/{p.attribute}"]
+        v = p.lo + i * step
+        if schema.by_name[p.attribute].type == "int":
+            v = int(v)
+        if v <= p.hi:
+            vals[p.attribute] = v
+        ev = Event(f"e{self._seq()}", self.live[0], sub.schema, tuple(sorted(vals.items())))
+        self._apply(Publish(self._seq(), ev))
+
     @precondition(lambda self: bool(self.active))
     @rule(data=st.data())
     def unsubscribe(self, data: st.DataObject) -> None:
