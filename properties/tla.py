@@ -10,6 +10,8 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +47,10 @@ class ModelRun:
 def tla_binary() -> str:
     found = shutil.which("tla") or str(Path.home() / ".cargo" / "bin" / "tla")
     if not Path(found).exists():
-        raise FileNotFoundError("tla (cargo install tla-checker --locked) is not installed")
+        raise FileNotFoundError(
+            "tla (crates.io tla-checker) is not on PATH nor in ~/.cargo/bin: cargo install "
+            "tla-checker --locked --version $(cat scripts/tla-checker.version)"
+        )
     return found
 
 
@@ -54,25 +59,73 @@ def load_manifest(spec_dir: Path = SPEC) -> list[Model]:
     return [Model(**m) for m in data["models"]]
 
 
-def _trace_text(trace: list[dict[str, Any]]) -> str:
+def _render(v: Any) -> str:
+    """A TLA+ value of tla-checker's JSON, compactly: a function as {k: v} without its empty or
+    zero entries (the unused tree nodes of a state), a record as (field=value, ..), a set or a
+    tuple as [..] (the JSON does not tell them apart)."""
+    if (
+        isinstance(v, list)
+        and v
+        and all(isinstance(x, dict) and set(x) == {"key", "value"} for x in v)
+    ):
+        pairs = [(x["key"], x["value"]) for x in v if x["value"] not in ([], 0, False, "")]
+        return "{" + ", ".join(f"{_render(k)}: {_render(w)}" for k, w in pairs) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_render(x) for x in v) + "]"
+    if isinstance(v, dict):
+        fields = [(k, w) for k, w in v.items() if w != []]
+        return "(" + ", ".join(f"{k}={_render(w)}" for k, w in fields) + ")"
+    return json.dumps(v)
+
+
+def _is_set(v: Any) -> bool:
+    return isinstance(v, list) and not (
+        v and all(isinstance(x, dict) and set(x) == {"key", "value"} for x in v)
+    )
+
+
+def _change(name: str, old: Any, new: Any) -> str:
+    """One changed variable: a set (or tuple) that was one already as what it gained and lost,
+    anything else as its new value."""
+    if old is not None and _is_set(old) and _is_set(new) and old and new:
+        gained = [x for x in new if x not in old]
+        lost = [x for x in old if x not in new]
+        parts = [f"+{_render(x)}" for x in gained] + [f"-{_render(x)}" for x in lost]
+        if len(gained) + len(lost) < len(new):
+            return f"{name} " + " ".join(parts)
+    return f"{name}={_render(new)}"
+
+
+def trace_text(trace: list[dict[str, Any]]) -> str:
+    """The counterexample, one line per step: the action and the variables it changed (a set by
+    its additions and removals; empty record fields and zero function entries left out)."""
     lines = []
+    prev: dict[str, Any] = {}
     for step in trace:
-        state = ", ".join(f"{k}={json.dumps(v)[:120]}" for k, v in step["state"].items())
-        lines.append(f"{step['index']}: {step.get('action') or 'Init'}: {state}")
+        state = step["state"]
+        changed = [k for k, w in state.items() if k not in prev or prev[k] != w]
+        shown = ", ".join(_change(k, prev.get(k), state[k]) for k in changed)
+        lines.append(f"{step['index']}: {step.get('action') or 'Init'}: {shown}")
+        prev = state
     return "\n".join(lines)
 
 
 def run_model(m: Model, spec_dir: Path = SPEC, timeout: float = 300.0) -> ModelRun:
     start = time.monotonic()
-    proc = subprocess.run(
-        [tla_binary(), m.module, "--config", m.cfg, "--json", "--allow-deadlock"],
-        cwd=spec_dir,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        env=dict(os.environ, NO_COLOR="1"),
-    )
+    try:
+        proc = subprocess.run(
+            [tla_binary(), m.module, "--config", m.cfg, "--json", "--allow-deadlock"],
+            cwd=spec_dir,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=dict(os.environ, NO_COLOR="1"),
+        )
+    except subprocess.TimeoutExpired:
+        secs = time.monotonic() - start
+        detail = f"timed out after {timeout:.0f}s"
+        return ModelRun(m.name, m.invariant, m.expect, "timeout", "", 0, secs, False, detail, "")
     secs = time.monotonic() - start
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     try:
@@ -83,7 +136,8 @@ def run_model(m: Model, spec_dir: Path = SPEC, timeout: float = 300.0) -> ModelR
     status = str(result.get("status"))
     states = int(result.get("stats", {}).get("states_explored", 0))
     violated = str(result.get("invariant_name") or "")
-    trace = _trace_text(result.get("trace", []))
+    trace = trace_text(result.get("trace", []))
+    steps = max(0, len(result.get("trace", [])) - 1)
     if m.expect == "pass":
         ok = status == "ok" and m.states / 2 <= states <= m.states * 2
         detail = (
@@ -94,7 +148,7 @@ def run_model(m: Model, spec_dir: Path = SPEC, timeout: float = 300.0) -> ModelR
     else:
         ok = status == "invariant_violation" and violated == m.expect
         detail = (
-            f"rejected: {violated} violated after {len(result.get('trace', []))} states"
+            f"rejected: {violated} violated after {steps} steps"
             if ok
             else f"NOT rejected as expected ({status} {violated})"
         )
@@ -103,5 +157,17 @@ def run_model(m: Model, spec_dir: Path = SPEC, timeout: float = 300.0) -> ModelR
     )
 
 
-def run_manifest(spec_dir: Path = SPEC) -> list[ModelRun]:
-    return [run_model(m, spec_dir) for m in load_manifest(spec_dir)]
+def run_manifest(
+    spec_dir: Path = SPEC, names: Sequence[str] | None = None, jobs: int = 1
+) -> list[ModelRun]:
+    """Run the manifest's models (or those named, in manifest order), `jobs` tla processes at a
+    time; an unknown name is an error naming it."""
+    models = load_manifest(spec_dir)
+    if names is not None:
+        known = {m.name for m in models}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"unknown TLA+ model(s) {unknown}; see {spec_dir / 'manifest.json'}")
+        models = [m for m in models if m.name in set(names)]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each run is a subprocess
+        return list(pool.map(lambda m: run_model(m, spec_dir), models))

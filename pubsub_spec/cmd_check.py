@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import time
 from collections.abc import Callable
 
@@ -18,6 +19,14 @@ SECTIONS = ("z3", "tla", "hypothesis")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", default=",".join(SECTIONS), help="comma-separated: z3,tla,hypothesis")
     p.add_argument("--examples", type=int, default=200, help="Hypothesis examples per check")
+    p.add_argument(
+        "--tla-models",
+        default="",
+        help="comma-separated model names from spec/manifest.json (default: all of them)",
+    )
+    p.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="tla processes run at once"
+    )
 
 
 def _z3_rows() -> list[CheckResult]:
@@ -51,10 +60,10 @@ def _z3_rows() -> list[CheckResult]:
     return rows
 
 
-def _tla_rows() -> list[CheckResult]:
+def _tla_rows(names: list[str] | None, jobs: int) -> list[CheckResult]:
     mod = importlib.import_module("properties.tla")
     rows: list[CheckResult] = []
-    for r in mod.run_manifest():
+    for r in mod.run_manifest(names=names, jobs=jobs):
         rows.append(
             CheckResult(
                 r.invariant,
@@ -70,10 +79,12 @@ def _tla_rows() -> list[CheckResult]:
     return rows
 
 
-def _section(name: str, examples: int) -> list[CheckResult]:
+def _section(name: str, args: argparse.Namespace) -> list[CheckResult]:
+    examples: int = args.examples
+    names = [n for n in args.tla_models.split(",") if n] or None
     runners: dict[str, Callable[[], list[CheckResult]]] = {
         "z3": _z3_rows,
-        "tla": _tla_rows,
+        "tla": lambda: _tla_rows(names, args.jobs),
         "hypothesis": lambda: run_hypothesis_checks(examples),
     }
     start = time.monotonic()
@@ -103,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rows: list[CheckResult] = []
     for s in wanted:
-        rows.extend(_section(s, args.examples))
+        rows.extend(_section(s, args))
     rows.sort(key=lambda r: INVARIANTS.index(r.invariant) if r.invariant in INVARIANTS else 9)
     head = f"{'invariant':<42} {'checker':<19} {'check':<44} {'explored':>14} {'time':>7}  verdict"
     print(head)

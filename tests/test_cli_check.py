@@ -18,9 +18,14 @@ def test_check_passes_with_all_checkers(capsys: pytest.CaptureFixture[str]) -> N
         if os.environ.get("CI"):
             raise
         sections = "z3,hypothesis"
-    code = main(["check", "--only", sections, "--examples", "60"])
+    # every model runs in tests/test_tla.py; here the fast ones, one per spec, show the rows
+    fast = "MCCutoffRemap,MCCutoffRemap_ClosedSegments,MCTwoDTree_NoFifo,MCLBDD_WithinBucket"
+    code = main(["check", "--only", sections, "--examples", "60", "--tla-models", fast])
     out = capsys.readouterr().out
     assert code == 0, out
+    if "tla" in sections:
+        for name in fast.split(","):
+            assert name in out
     assert " 0 failed" in out and "FAIL" not in out
     for invariant in (
         "one-way dissemination",
@@ -33,3 +38,14 @@ def test_check_passes_with_all_checkers(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_check_rejects_an_unknown_section() -> None:
     assert main(["check", "--only", "nope"]) == 2
+
+
+def test_check_names_an_unknown_tla_model(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        tla_binary()
+    except FileNotFoundError:
+        pytest.skip("tla-checker is not installed")
+    code = main(["check", "--only", "tla", "--tla-models", "MCNoSuchModel"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "MCNoSuchModel" in out and "FAIL" in out

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from properties.tla import Model, load_manifest, run_model, tla_binary
+from properties.tla import SPEC, Model, load_manifest, run_model, tla_binary
 
 MODELS = load_manifest()
 pytestmark = pytest.mark.tla
@@ -41,3 +41,11 @@ def test_every_invariant_has_a_passing_model_and_a_mutant() -> None:
         "no missed matches under growth-only trees",
         "single delivery with cut-off remapping",
     }
+
+
+def test_manifest_lists_every_model() -> None:
+    cfgs = {p.name for p in SPEC.glob("MC*.cfg")}
+    listed = {m.cfg for m in MODELS}
+    assert cfgs == listed, f"not in spec/manifest.json: {cfgs - listed}; missing: {listed - cfgs}"
+    for m in MODELS:
+        assert (SPEC / m.module).exists(), m.module
