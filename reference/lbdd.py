@@ -15,17 +15,27 @@ docs/lbdd.md, each pinned by a test in tests/test_lbdd.py):
 - D-L3 empty buckets are skipped: the target is the next NON-EMPTY bucket above one's own.
 - D-L4 digest ties with the source (distance 0): such a node is put in bucket 1 — bucket 0 is
   the source's alone, and bucket 1 is the first bucket the source serves.
+- D-L6 path update: a node recomputes Algorithm 1 and 2 from its whole updated view, whatever
+  bucket the failed or joined node is in (Algorithm 3 as printed only handles a higher bucket:
+  erratum LBDD-E4, kept as `path_update_as_printed` to show what it misses).
+- D-L7 failure detection: heartbeats every `period` with a per-node phase, each arriving after
+  a delay in [0, max_delay]; a peer is dropped `timeout` after its last heartbeat arrived; a
+  join is broadcast, reaching each node after a delay in [0, max_delay]; a joiner starts with
+  every node it could have heard of. Views agree again `settled_after()`.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DIGEST_BITS = 32
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def digest(address: str) -> int:
     """The highest 32 bits of MD5 of the address (LBDD §3.2)."""
     return int.from_bytes(hashlib.md5(address.encode("utf-8")).digest()[:4], "big")
@@ -124,13 +134,107 @@ def tree_depth(tree: Mapping[str, Sequence[str]], source: str) -> int:
 
 def path_update(view: set[str], failed: str | None = None, joined: str | None = None) -> set[str]:
     """Algorithm 3 (LBDD §3.4): a node that detects a failure (heartbeat timeout) or learns of a
-    join updates its view Pi; its targets are recomputed from the new view by Algorithm 2."""
+    join updates its view Pi; its targets are recomputed from the new view by Algorithms 1 and 2
+    (`targets`), whatever bucket the changed node is in (D-L6)."""
     out = set(view)
     if failed is not None:
-        out.discard(failed)
+        out.discard(failed)  # LBDD §3.4: a failure is an unsubscription from every topic
     if joined is not None:
-        out.add(joined)
+        out.add(joined)  # LBDD §3.4: a joining agent broadcasts itself to all others
     return out
+
+
+def path_update_as_printed(local: LocalBuckets, source: str, failed: str) -> LocalBuckets:
+    """Algorithm 3 exactly as printed (LBDD §3.4): the failed peer is deleted only when its bucket
+    is higher than one's own; a failure in one's own bucket leaves rank and size unchanged, so
+    the failed node's slice of the next bucket is served by nobody (erratum LBDD-E4). Kept as a
+    mutant: tests/test_lbdd.py shows it misses live subscribers."""
+    b = bucket_no(source, failed)
+    if b <= local.self_no or failed not in local.higher.get(b, ()):
+        return local
+    higher = {k: tuple(n for n in v if n != failed) for k, v in local.higher.items()}
+    kept = {k: v for k, v in higher.items() if v}
+    return LocalBuckets(local.self_no, local.rank, local.size, kept)
+
+
+@dataclass(frozen=True)
+class Churn:
+    """Failures and joins (times in seconds) and the heartbeat parameters (LBDD §2.1, §3.4)."""
+
+    fail_at: Mapping[str, float] = field(default_factory=dict)
+    join_at: Mapping[str, float] = field(default_factory=dict)
+    period: float = 1.0
+    timeout: float = 3.0
+    max_delay: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.timeout <= self.period + self.max_delay:
+            raise ValueError("timeout must exceed period + max_delay (no false suspicion)")
+
+
+@dataclass(frozen=True)
+class HeartbeatViews:
+    """Every node's view Pi over time under heartbeat failure detection (LBDD §3.4, D-L7).
+    All random draws are made once, from the generator given to `heartbeat_views`."""
+
+    source: str
+    nodes: tuple[str, ...]
+    churn: Churn
+    detected: Mapping[tuple[str, str], float]  # (observer, failed peer) -> time it is dropped
+    learned: Mapping[tuple[str, str], float]  # (observer, joiner) -> time the broadcast arrives
+
+    def alive(self, now: float) -> set[str]:
+        """Nodes that have joined and not failed at `now` (the source never fails)."""
+        return {n for n in self.nodes if self._up(n, now)}
+
+    def _up(self, n: str, now: float) -> bool:
+        joined = self.churn.join_at.get(n, float("-inf")) <= now
+        return joined and now < self.churn.fail_at.get(n, float("inf"))
+
+    def view(self, observer: str, now: float) -> set[str]:
+        """Pi of `observer` at `now`: known peers whose failure it has not yet detected."""
+        out: set[str] = set()
+        for p in self.nodes:
+            if p == observer:
+                continue
+            join = self.churn.join_at.get(p)
+            mine = self.churn.join_at.get(observer)
+            known = join is None or (mine is not None and join <= mine)
+            known = known or self.learned.get((observer, p), float("inf")) <= now
+            if known and now < self.detected.get((observer, p), float("inf")):
+                out.add(p)
+        return out
+
+    def views(self, now: float) -> dict[str, set[str]]:
+        return {o: self.view(o, now) for o in sorted(self.alive(now))}
+
+    def settled_after(self) -> float:
+        """From this time on, every live node's view is exactly the set of live nodes."""
+        times = [*self.detected.values(), *self.learned.values(), 0.0]
+        return max(times)
+
+
+def heartbeat_views(
+    source: str, nodes: Sequence[str], churn: Churn, rng: random.Random
+) -> HeartbeatViews:
+    """Draw heartbeat phases and delays (LBDD §3.4: "each node periodically sends its heartbeat
+    message to the others"; a timeout removes the peer from Pi). `nodes` includes joiners."""
+    everyone = tuple(sorted({source, *nodes}))
+    phase = {n: rng.uniform(0.0, churn.period) for n in everyone}
+    detected: dict[tuple[str, str], float] = {}
+    learned: dict[tuple[str, str], float] = {}
+    for p in everyone:
+        for o in everyone:
+            if o == p:
+                continue
+            delay = rng.uniform(0.0, churn.max_delay)
+            if p in churn.fail_at:
+                f = churn.fail_at[p]
+                beats = (f - phase[p]) // churn.period  # last heartbeat sent before the failure
+                detected[(o, p)] = phase[p] + beats * churn.period + delay + churn.timeout
+            if p in churn.join_at:
+                learned[(o, p)] = churn.join_at[p] + rng.uniform(0.0, churn.max_delay)
+    return HeartbeatViews(source, everyone, churn, detected, learned)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ diverging views, and the decisions D-L1..D-L4 of docs/lbdd.md."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections import Counter
 
@@ -17,6 +18,7 @@ from reference.lbdd import (
     build_tree,
     digest,
     disseminate,
+    distance,
     path_update,
     slice_bounds,
     tree_depth,
@@ -83,6 +85,71 @@ def test_a_digest_tie_with_the_source_is_in_bucket_one() -> None:
     assert bucket_no("a", "a") == 0
     assert bucket_of_distance(0) == 1  # a digest tie with the source
     assert [bucket_of_distance(d) for d in (1, 2, 3, 4, 2**31, 2**32 - 1)] == [1, 2, 2, 3, 32, 32]
+
+
+# Two addresses whose MD5 share the high 32 bits (found by a birthday search over 10.x.y.z).
+TIE_A, TIE_B = "10.0.81.124", "10.0.170.82"
+
+
+def test_digest_is_the_high_32_bits_of_md5() -> None:
+    assert digest("10.0.0.1") == int(hashlib.md5(b"10.0.0.1").hexdigest()[:8], 16)
+    assert digest(TIE_A) == digest(TIE_B) == 0xE0322EF6
+    assert distance(TIE_A, TIE_B) == 0
+
+
+def test_a_real_digest_tie_with_the_source_still_gives_a_tree() -> None:
+    """D-L4 on real addresses: the tied member is in bucket 1, served before every other
+    bucket; it is never in bucket 0, so the source is the only root."""
+    others = [f"10.9.0.{i}" for i in range(1, 40)]
+    tree = build_tree(TIE_A, [TIE_B, *others])
+    assert bucket_no(TIE_A, TIE_B) == 1
+    assert tree[TIE_A] == [TIE_B]  # bucket 1 is the first non-empty bucket, served whole
+    parents = Counter(c for kids in tree.values() for c in kids)
+    assert set(parents) == {TIE_B, *others} and set(parents.values()) == {1}
+
+
+def test_members_with_equal_digests_are_ordered_by_address() -> None:
+    """D-L1: Algorithm 1 as printed (rank = number of peers with a smaller digest) gives two
+    tied nodes the same rank; ordering by (digest, address) gives them ranks 0 and 1."""
+    source = "10.0.0.1"
+    a = bucket_construction(TIE_A, source, [source, TIE_A, TIE_B])
+    b = bucket_construction(TIE_B, source, [source, TIE_A, TIE_B])
+    assert (a.self_no, a.size) == (b.self_no, b.size) == (bucket_no(source, TIE_A), 2)
+    assert {a.rank, b.rank} == {0, 1}
+    assert b.rank == 0  # "10.0.170.82" < "10.0.81.124" as strings
+
+
+def test_build_tree_ignores_the_source_and_duplicates() -> None:
+    members = ["10.0.1.1", "10.0.1.2", "10.0.1.1", "10.0.0.1", "10.0.1.3"]
+    tree = build_tree("10.0.0.1", members)
+    assert set(tree) == {"10.0.0.1", "10.0.1.1", "10.0.1.2", "10.0.1.3"}
+    assert sorted(c for kids in tree.values() for c in kids) == ["10.0.1.1", "10.0.1.2", "10.0.1.3"]
+    assert build_tree("10.0.0.1", []) == {"10.0.0.1": []}
+    assert tree_depth(build_tree("10.0.0.1", []), "10.0.0.1") == 0
+
+
+def test_a_small_tree_pinned_by_hand() -> None:
+    """Algorithms 1-2 on seven addresses, checked against the digests by hand: buckets 31
+    (two nodes) and 32 (four nodes); the source takes bucket 31 whole; 10.0.1.6 (rank 0 of 2)
+    takes ranks [0, 2) of bucket 32, 10.0.1.2 (rank 1) takes [2, 4)."""
+    tree = build_tree("10.0.0.1", [f"10.0.1.{i}" for i in range(1, 7)])
+    assert tree == {
+        "10.0.0.1": ["10.0.1.6", "10.0.1.2"],
+        "10.0.1.1": [],
+        "10.0.1.2": ["10.0.1.4", "10.0.1.5"],
+        "10.0.1.3": [],
+        "10.0.1.4": [],
+        "10.0.1.5": [],
+        "10.0.1.6": ["10.0.1.3", "10.0.1.1"],
+    }
+    assert tree_depth(tree, "10.0.0.1") == 2
+
+
+def test_a_bucket_serves_the_next_non_empty_bucket_with_uneven_slices() -> None:
+    """D-L2, D-L3 with m < k and m/k not an integer: slices [floor(j m/k), floor((j+1) m/k))."""
+    assert [slice_bounds(j, 3, 2) for j in range(3)] == [(0, 0), (0, 1), (1, 2)]
+    assert [slice_bounds(j, 2, 5) for j in range(2)] == [(0, 2), (2, 5)]
+    assert [slice_bounds(j, 4, 1) for j in range(4)] == [(0, 0), (0, 0), (0, 0), (0, 1)]
 
 
 @settings(max_examples=100)
