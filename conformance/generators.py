@@ -135,8 +135,10 @@ def _build(
 
 
 def zipf(seed: int, index: int, profile: str) -> Trace:
+    """The thesis workload (§4.1.2) scaled to the profile; its own seed is drawn from
+    (seed, index), so no two (seed, index) pairs share a workload."""
     nodes, n_subs, n_pubs = PROFILES[profile]
-    t = thesis_trace(nodes, n_subs / nodes, n_pubs, seed * 1000 + index)
+    t = thesis_trace(nodes, n_subs / nodes, n_pubs, _rng(seed, "zipf", index).getrandbits(48))
     return _rename(t, "zipf", profile, index)
 
 

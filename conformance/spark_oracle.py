@@ -1,90 +1,192 @@
-"""The Spark SQL oracle: the expected deliveries of NDJSON traces computed by Spark SQL alone.
+"""The Spark SQL oracle: the expected deliveries of traces computed by Spark SQL alone.
 
-It shares no code with the Python oracle (`reference/oracle.py`, `reference/matching.py`): it
-reads the trace files as text, parses them with `from_json`, computes each subscription's
-activeness interval (from its subscribe to its unsubscribe or its subscriber's leave/fail,
-DESIGN.md "Active"), and finds the matching pairs with a range join: a pair matches when no
-predicate is violated — a value outside [lo, hi], or (strict matching) a value missing.
+It shares no code with the Python oracle (`reference/oracle.py`, `reference/matching.py`), nor
+with the trace reader: Spark parses the NDJSON lines (or the Parquet tables of
+`conformance/parquet.py`) itself. The ops become DataFrames; subscriptions are exploded into
+one row per predicate and events into one row per value. A subscription is active from its
+subscribe to its unsubscribe or its subscriber's leave/fail, whichever comes first (DESIGN.md,
+"Active"; decision D-CHURN). The matching pairs come from a range join of predicate rows with
+value rows on (trace, schema, attribute), with the publish inside the activeness interval;
+per (event, subscription) it counts the predicates whose attribute the event carries and the
+predicates whose range holds the value:
+
+- strict matching (thesis §3.4.1, the default): matched = the subscription's predicate count;
+- lenient matching (§3.4.1, "the constraint ... is ignored"): matched = present, and a
+  subscription none of whose attributes the event carries matches vacuously.
+
+Numbers are compared as doubles; the trace format makes that exact (FORMAT.md, "Numbers").
+The input traces must be valid (the NDJSON reader checks them); trace ids must be unique.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-OP_SCHEMA = (
+LINE_SCHEMA = (
     "format STRING, trace_id STRING, semantics STRUCT<matching: STRING>, "
     "seq BIGINT, op STRING, id STRING, node STRING, nodes ARRAY<STRING>, "
     "subscriber STRING, publisher STRING, schema STRING, "
     "predicates MAP<STRING, ARRAY<DOUBLE>>, `values` MAP<STRING, DOUBLE>"
 )
+PREDICATES_TYPE = "MAP<STRING, ARRAY<DOUBLE>>"
+VALUES_TYPE = "MAP<STRING, DOUBLE>"
+NO_END = 9223372036854775807  # BIGINT max: never unsubscribed, never departed
 
-SQL = """
-WITH header AS (
-  SELECT file, trace_id, semantics.matching AS matching FROM lines WHERE format IS NOT NULL
+# {heads}: tkey, trace_id, matching.  {ops}: tkey, seq, op, id, node, nodes, subscriber,
+# publisher, schema, predicates MAP<STRING, ARRAY<DOUBLE>>, vals MAP<STRING, DOUBLE>.
+SQL = f"""
+WITH ops AS (
+  SELECT o.*, h.matching FROM {{ops}} o JOIN {{heads}} h ON o.tkey = h.tkey
 ),
-ops AS (
-  SELECT h.trace_id, h.matching, l.* EXCEPT (trace_id, format, semantics)
-  FROM lines l JOIN header h ON l.file = h.file WHERE l.format IS NULL
+unsubscribes AS (
+  SELECT tkey, id AS sub_id, seq FROM ops WHERE op = 'unsubscribe'
 ),
 departures AS (
-  SELECT trace_id, seq, node FROM ops WHERE op = 'leave'
+  SELECT tkey, node, seq FROM ops WHERE op = 'leave'
   UNION ALL
-  SELECT trace_id, seq, explode(nodes) AS node FROM ops WHERE op = 'fail'
+  SELECT tkey, explode(nodes) AS node, seq FROM ops WHERE op = 'fail'
 ),
 subs AS (
-  SELECT s.trace_id, s.matching, s.id AS sub_id, s.subscriber, s.schema, s.seq AS start_seq,
-         s.predicates
-  FROM ops s WHERE s.op = 'subscribe'
+  SELECT tkey, matching, id AS sub_id, subscriber, schema, seq AS start_seq, predicates,
+         size(predicates) AS n_preds
+  FROM ops WHERE op = 'subscribe'
 ),
-ends AS (
-  SELECT s.trace_id, s.sub_id, min(x.seq) AS end_seq
-  FROM subs s JOIN (
-    SELECT trace_id, seq, id AS sub_id, NULL AS node FROM ops WHERE op = 'unsubscribe'
-    UNION ALL
-    SELECT trace_id, seq, NULL AS sub_id, node FROM departures
-  ) x ON s.trace_id = x.trace_id AND x.seq > s.start_seq
-     AND (x.sub_id = s.sub_id OR x.node = s.subscriber)
-  GROUP BY s.trace_id, s.sub_id
+unsubscribe_end AS (
+  SELECT s.tkey, s.sub_id, min(u.seq) AS end_seq
+  FROM subs s JOIN unsubscribes u
+    ON s.tkey = u.tkey AND s.sub_id = u.sub_id AND u.seq > s.start_seq
+  GROUP BY s.tkey, s.sub_id
+),
+departure_end AS (
+  SELECT s.tkey, s.sub_id, min(d.seq) AS end_seq
+  FROM subs s JOIN departures d
+    ON s.tkey = d.tkey AND s.subscriber = d.node AND d.seq > s.start_seq
+  GROUP BY s.tkey, s.sub_id
 ),
 active AS (
-  SELECT s.*, coalesce(e.end_seq, 9223372036854775807) AS end_seq
-  FROM subs s LEFT JOIN ends e ON s.trace_id = e.trace_id AND s.sub_id = e.sub_id
+  SELECT s.*, least(coalesce(u.end_seq, {NO_END}), coalesce(d.end_seq, {NO_END})) AS end_seq
+  FROM subs s
+  LEFT JOIN unsubscribe_end u ON s.tkey = u.tkey AND s.sub_id = u.sub_id
+  LEFT JOIN departure_end d ON s.tkey = d.tkey AND s.sub_id = d.sub_id
 ),
-preds AS (
-  SELECT trace_id, matching, sub_id, schema, start_seq, end_seq,
-         explode(predicates) AS (attr, bounds)
-  FROM active
+predicate_rows AS (
+  SELECT tkey, matching, sub_id, schema, start_seq, end_seq, n_preds, attr,
+         element_at(bounds, 1) AS lo, element_at(bounds, 2) AS hi
+  FROM active LATERAL VIEW explode(predicates) p AS attr, bounds
 ),
 events AS (
-  SELECT trace_id, id AS event_id, schema, seq, `values` FROM ops WHERE op = 'publish'
+  SELECT tkey, id AS event_id, schema, seq, vals FROM ops WHERE op = 'publish'
 ),
-candidates AS (
-  SELECT p.trace_id, p.matching, p.sub_id, e.event_id, p.attr,
-         element_at(p.bounds, 1) AS lo, element_at(p.bounds, 2) AS hi,
-         element_at(e.`values`, p.attr) AS v
-  FROM preds p JOIN events e
-    ON p.trace_id = e.trace_id AND p.schema = e.schema
+value_rows AS (
+  SELECT tkey, event_id, schema, seq, attr, v
+  FROM events LATERAL VIEW explode(vals) x AS attr, v
+),
+hits AS (
+  SELECT p.tkey, p.matching, p.sub_id, p.n_preds, e.event_id,
+         count(*) AS present,
+         count_if(e.v BETWEEN p.lo AND p.hi) AS matched
+  FROM predicate_rows p JOIN value_rows e
+    ON p.tkey = e.tkey AND p.schema = e.schema AND p.attr = e.attr
    AND e.seq > p.start_seq AND e.seq < p.end_seq
+  GROUP BY p.tkey, p.matching, p.sub_id, p.n_preds, e.event_id
+),
+matched AS (
+  SELECT tkey, event_id, sub_id FROM hits
+  WHERE (matching = 'strict' AND matched = n_preds)
+     OR (matching = 'lenient' AND matched = present)
+  UNION ALL
+  SELECT a.tkey, e.event_id, a.sub_id
+  FROM active a JOIN events e
+    ON a.tkey = e.tkey AND a.schema = e.schema AND e.seq > a.start_seq AND e.seq < a.end_seq
+  WHERE a.matching = 'lenient' AND NOT arrays_overlap(map_keys(a.predicates), map_keys(e.vals))
 )
-SELECT trace_id, event_id, sub_id
-FROM candidates
-GROUP BY trace_id, event_id, sub_id, matching
-HAVING sum(CASE
-  WHEN v IS NULL THEN (CASE WHEN matching = 'strict' THEN 1 ELSE 0 END)
-  WHEN v < lo OR v > hi THEN 1
-  ELSE 0 END) = 0
+SELECT h.trace_id, m.event_id, m.sub_id
+FROM matched m JOIN {{heads}} h ON m.tkey = h.tkey
 """
 
 
-def spark_expected(spark: Any, paths: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-    """trace id -> sorted (event id, subscription id) pairs that must be delivered."""
+def expected_frame(spark: Any, heads: Any, ops: Any) -> Any:
+    """The deliveries (trace_id, event_id, sub_id) of the traces given as DataFrames."""
+    return spark.sql(SQL, heads=heads, ops=ops)
+
+
+def ndjson_frames(spark: Any, paths: Sequence[str | Path]) -> tuple[Any, Any]:
+    """(heads, ops) of NDJSON trace files, parsed by Spark's JSON reader."""
     from pyspark.sql import functions as F
 
-    text = spark.read.text(list(paths)).withColumn("file", F.input_file_name())
-    lines = text.select("file", F.from_json("value", OP_SCHEMA).alias("j")).select("file", "j.*")
-    lines.createOrReplaceTempView("lines")
-    out: dict[str, list[tuple[str, str]]] = {}
-    for row in spark.sql(SQL).collect():
-        out.setdefault(row["trace_id"], []).append((row["event_id"], row["sub_id"]))
-    return {k: sorted(v) for k, v in out.items()}
+    text = spark.read.text([str(p) for p in paths]).select(
+        F.input_file_name().alias("tkey"), "value"
+    )
+    lines = text.select("tkey", F.from_json("value", LINE_SCHEMA).alias("j")).select("tkey", "j.*")
+    stem = F.regexp_extract("tkey", r"([^/]+?)(\.[^./]*)?$", 1)
+    heads = lines.where("format IS NOT NULL").select(
+        "tkey",
+        F.coalesce("trace_id", stem).alias("trace_id"),
+        F.col("semantics.matching").alias("matching"),
+    )
+    ops = lines.where("format IS NULL").select(
+        "tkey",
+        "seq",
+        "op",
+        "id",
+        "node",
+        "nodes",
+        "subscriber",
+        "publisher",
+        "schema",
+        "predicates",
+        F.col("`values`").alias("vals"),
+    )
+    return heads, ops
+
+
+def parquet_frames(spark: Any, root: str | Path) -> tuple[Any, Any]:
+    """(heads, ops) of the Parquet datasets of `conformance/parquet.py` under `root`."""
+    from pyspark.sql import functions as F
+
+    from conformance.parquet import HEADER_DDL, HEADER_DIR, OPS_DDL, OPS_DIR
+
+    base = Path(root)
+    h = spark.read.schema(HEADER_DDL).parquet(str(base / HEADER_DIR))
+    o = spark.read.schema(OPS_DDL).parquet(str(base / OPS_DIR))
+    heads = h.select(F.col("trace_id").alias("tkey"), "trace_id", "matching")
+    ops = o.select(
+        F.col("trace_id").alias("tkey"),
+        "seq",
+        "op",
+        "id",
+        "node",
+        "nodes",
+        "subscriber",
+        "publisher",
+        "schema",
+        F.from_json("predicates_json", PREDICATES_TYPE).alias("predicates"),
+        F.from_json("values_json", VALUES_TYPE).alias("vals"),
+    )
+    return heads, ops
+
+
+def _expected(spark: Any, heads: Any, ops: Any) -> dict[str, list[tuple[str, str]]]:
+    # the query reads `ops` several times: parse the input once
+    heads, ops = heads.cache(), ops.cache()
+    try:
+        out: dict[str, list[tuple[str, str]]] = {}
+        for row in expected_frame(spark, heads, ops).collect():
+            out.setdefault(row["trace_id"], []).append((row["event_id"], row["sub_id"]))
+        return {k: sorted(v) for k, v in sorted(out.items())}
+    finally:
+        heads.unpersist()
+        ops.unpersist()
+
+
+def spark_expected(spark: Any, paths: Sequence[str | Path]) -> dict[str, list[tuple[str, str]]]:
+    """trace id -> sorted (event id, subscription id) pairs that must be delivered, for NDJSON
+    trace files. A trace without any delivery is absent."""
+    return _expected(spark, *ndjson_frames(spark, paths))
+
+
+def spark_expected_parquet(spark: Any, root: str | Path) -> dict[str, list[tuple[str, str]]]:
+    """The same for a Parquet trace set (conformance/parquet.py)."""
+    return _expected(spark, *parquet_frames(spark, root))

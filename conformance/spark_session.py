@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
-def get_spark(master: str | None = None, app: str = "pubsub-spec") -> Any:
+def get_spark(master: str | None = None, app: str = "pubsub-spec") -> SparkSession:
+    """The session: `master` None means local[2]; a small shuffle partition count, no UI,
+    loopback networking and the running interpreter for the Python workers (DESIGN.md,
+    toolchain notes)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

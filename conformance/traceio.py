@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -19,7 +20,7 @@ from typing import Any
 
 import jsonschema
 
-from reference.config import SystemConfig
+from reference.config import DELIVERY_STRATEGIES, SystemConfig
 from reference.errors import InputError
 from reference.model import Attribute, Event, Number, Predicate, Schema, Subscription
 from reference.ops import (
@@ -44,8 +45,15 @@ TUPLE_FIELDS = ("widening", "cutoff", "cutoff_h")
 
 @cache
 def _schema() -> dict[str, Any]:
-    """The JSON Schema, read as package data (works from a zip shipped to Spark executors)."""
-    text = importlib.resources.files("conformance").joinpath(SCHEMA_FILE).read_text("utf-8")
+    """The JSON Schema: next to this file, or as package data from the zip shipped to Spark
+    executors (an editable install seen from outside the checkout is a namespace package, which
+    importlib.resources cannot read)."""
+    beside = Path(__file__).with_name(SCHEMA_FILE)
+    if beside.is_file():
+        text = beside.read_text("utf-8")
+    else:
+        package = importlib.resources.files(__package__ or "conformance")
+        text = package.joinpath(SCHEMA_FILE).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -65,6 +73,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite_float(text: str) -> float:
+    """Python reads 1e400 as inf: a number outside the double range is rejected like NaN."""
+    x = float(text)
+    if not math.isfinite(x):
+        raise ValueError(f"number {text} is outside the range of a double")
+    return x
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
@@ -76,7 +92,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _load(line: str, where: str) -> Any:
     try:
-        return json.loads(line, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+        return json.loads(
+            line,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
     except json.JSONDecodeError as e:
         raise InputError(where, "(json)", f"invalid JSON: {e.msg} at column {e.colno}") from None
     except ValueError as e:
@@ -89,8 +110,8 @@ def _schema_check(obj: Any, part: str, where: str) -> None:
         if not isinstance(obj, dict):
             raise InputError(where, "(line)", "an op must be a JSON object")
         seq = obj.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-            raise InputError(where, "seq", f"expected a non-negative integer, got {seq!r}")
+        if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= MAX_INT64:
+            raise InputError(where, "seq", f"expected an integer in [0, 2^63 - 1], got {seq!r}")
         _op_shape_error(obj, where)
         return
     err = jsonschema.exceptions.best_match(_validator(part).iter_errors(obj))
@@ -122,40 +143,109 @@ def _op_shape_error(obj: dict[str, Any], where: str) -> None:
     raise InputError(where, path or "op", err.message)
 
 
-def _config(obj: dict[str, Any], where: str) -> SystemConfig:
+# Numeric SystemConfig fields that are probabilities / must be >= 1; the others must be >= 0.
+_PROBABILITIES = ("pub_p", "h_low_fraction", "leaf_update_loss")
+_AT_LEAST_ONE = ("id_bits", "digit_bits", "capacity_min", "lnrt_max_records")
+# RFC 7493 (I-JSON) §2.2: integers beyond +-(2^53 - 1) are not exchanged reliably; an int
+# attribute's domain stays inside, so every value is exact as a double (the Spark oracle).
+MAX_SAFE_INT = 2**53 - 1
+# seq and seed are 64-bit signed integers (Parquet and Spark BIGINT columns).
+MAX_INT64 = 2**63 - 1
+
+
+def _config(obj: dict[str, Any], where: str, schemas: Sequence[Schema]) -> SystemConfig:
     known = {f.name: f for f in dataclasses.fields(SystemConfig) if f.name != "extra"}
+    qualified = {f"{s.name}/{a.name}" for s in schemas for a in s.attributes}
     kwargs: dict[str, Any] = {}
     for key, value in obj.items():
         if key == "initial_nodes":
             continue
+        fld = f"config.{key}"
         if key not in known:
-            raise InputError(where, f"config.{key}", "unknown config field")
+            raise InputError(where, fld, "unknown config field")
         if key in TUPLE_FIELDS:
-            if not isinstance(value, dict) or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()
-            ):
-                raise InputError(where, f"config.{key}", "expected an object attribute -> number")
-            kwargs[key] = tuple(sorted((k, float(v)) for k, v in value.items()))
+            if not isinstance(value, dict):
+                raise InputError(where, fld, "expected an object 'schema/attr' -> number")
+            for q, v in value.items():
+                if q not in qualified:
+                    raise InputError(where, f"{fld}.{q}", "not a qualified attribute schema/attr")
+                if isinstance(v, bool) or not isinstance(v, int | float):
+                    raise InputError(where, f"{fld}.{q}", f"expected a number, got {v!r}")
+                if v < 0 or (v == 0 and key != "widening"):
+                    raise InputError(where, f"{fld}.{q}", f"must be positive, got {v!r}")
+            kwargs[key] = tuple((k, float(v)) for k, v in value.items())
+            continue
+        default = known[key].default
+        if default is None:  # optional int fields (lnrt_max_records)
+            ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
+        elif isinstance(default, bool) or isinstance(value, bool):
+            ok = isinstance(value, bool) and isinstance(default, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, int | float)
         else:
-            default = known[key].default
-            if default is None:  # optional int fields (lnrt_max_records)
-                ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
-            elif isinstance(default, bool) or isinstance(value, bool):
-                ok = isinstance(value, bool) and isinstance(default, bool)
-            elif isinstance(default, float):
-                ok = isinstance(value, int | float)
-            else:
-                ok = isinstance(value, type(default))
-            if not ok:
-                raise InputError(where, f"config.{key}", f"bad value {value!r}")
-            kwargs[key] = float(value) if isinstance(default, float) else value
+            ok = isinstance(value, type(default))
+        if not ok:
+            raise InputError(where, fld, f"bad value {value!r}")
+        if key == "delivery" and value not in DELIVERY_STRATEGIES:
+            raise InputError(where, fld, f"expected one of {', '.join(DELIVERY_STRATEGIES)}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            low = 1 if key in _AT_LEAST_ONE else 0
+            if value < low or (key in _PROBABILITIES and value > 1):
+                bound = "in [0, 1]" if key in _PROBABILITIES else f">= {low}"
+                raise InputError(where, fld, f"must be {bound}, got {value!r}")
+        kwargs[key] = float(value) if isinstance(default, float) else value
+    config = SystemConfig(**kwargs)
+    if config.capacity_max < config.capacity_min:
+        raise InputError(where, "config.capacity_max", "must be >= capacity_min")
+    if config.pub_max_level < config.pub_min_level:
+        raise InputError(where, "config.pub_max_level", "must be >= pub_min_level")
+    cut = dict(config.cutoff)
+    for q, h in config.cutoff_h:
+        # thesis §3.5: the subscriber's segment length h is below the cut-off c
+        if q not in cut or not h < cut[q]:
+            raise InputError(where, f"config.cutoff_h.{q}", "needs a cutoff c on q with h < c")
+    return config
+
+
+def _header_numbers(header: dict[str, Any], where: str) -> None:
+    """JSON Schema's `integer` admits 3.0; the trace wants integers, and int domains that are
+    exact as doubles (I-JSON)."""
+    for fld, value in (
+        ("seed", header["seed"]),
+        ("config.initial_nodes", header["config"]["initial_nodes"]),
+    ):
+        if not isinstance(value, int) or not -MAX_INT64 - 1 <= value <= MAX_INT64:
+            raise InputError(where, fld, f"expected a 64-bit integer literal, got {value!r}")
+    for s in header["schemas"]:
+        for a in s["attributes"]:
+            if a["type"] != "int":
+                continue
+            for end in ("min", "max"):
+                if abs(a[end]) > MAX_SAFE_INT:
+                    raise InputError(
+                        where,
+                        f"schemas[{s['name']}].attributes[{a['name']}].{end}",
+                        f"int domain must lie within +-(2^53 - 1) (I-JSON), got {a[end]}",
+                    )
+
+
+def _as_double(value: Any, attr: Attribute | None) -> Any:
+    """A float attribute's integer literal denotes the nearest double (FORMAT.md, "Numbers"),
+    so every reader compares the same doubles."""
+    if (
+        attr is None
+        or attr.type != "float"
+        or isinstance(value, bool)
+        or not isinstance(value, int)
+    ):
+        return value
     try:
-        return SystemConfig(**kwargs)
-    except (TypeError, ValueError) as e:
-        raise InputError(where, "config", str(e)) from None
+        return float(value)
+    except OverflowError:
+        return value  # rejected as outside the domain by validate_trace
 
 
-def _op(obj: dict[str, Any]) -> Op:
+def _op(obj: dict[str, Any], schemas: dict[str, Schema]) -> Op:
     seq, kind = obj["seq"], obj["op"]
     if kind == "join":
         return Join(seq, obj["node"])
@@ -165,16 +255,41 @@ def _op(obj: dict[str, Any]) -> Op:
         return Fail(seq, tuple(obj["nodes"]))
     if kind == "unsubscribe":
         return Unsubscribe(seq, obj["id"])
+    schema = schemas.get(obj["schema"])
+    attrs = schema.by_name if schema is not None else {}
     if kind == "subscribe":
-        preds = tuple(Predicate(a, lo, hi) for a, (lo, hi) in obj["predicates"].items())
+        preds = tuple(
+            Predicate(a, _as_double(lo, attrs.get(a)), _as_double(hi, attrs.get(a)))
+            for a, (lo, hi) in obj["predicates"].items()
+        )
         return Subscribe(seq, Subscription(obj["id"], obj["subscriber"], obj["schema"], preds))
-    vals: tuple[tuple[str, Number], ...] = tuple(obj["values"].items())
+    vals: tuple[tuple[str, Number], ...] = tuple(
+        (a, _as_double(v, attrs.get(a))) for a, v in obj["values"].items()
+    )
     return Publish(seq, Event(obj["id"], obj["publisher"], obj["schema"], vals))
+
+
+def _schemas(header: dict[str, Any]) -> tuple[Schema, ...]:
+    out = []
+    for s in header["schemas"]:
+        attrs = []
+        for a in s["attributes"]:
+            lo, hi = a["min"], a["max"]
+            if a["type"] == "float":
+                lo, hi = _as_double(lo, _FLOAT), _as_double(hi, _FLOAT)
+            attrs.append(Attribute(a["name"], a["type"], lo, hi))
+        out.append(Schema(s["name"], tuple(attrs)))
+    return tuple(out)
+
+
+_FLOAT = Attribute("_", "float", 0.0, 1.0)
 
 
 def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
     """Parse and fully validate a v1 trace; errors name `source`, the line and the field."""
     header: dict[str, Any] | None = None
+    schemas: tuple[Schema, ...] = ()
+    by_name: dict[str, Schema] = {}
     ops: list[Op] = []
     for number, raw in enumerate(lines, start=1):
         where = f"{source} line {number}"
@@ -187,26 +302,22 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
             if obj.get("version") != VERSION:
                 raise InputError(where, "version", f"unsupported version {obj.get('version')!r}")
             _schema_check(obj, "header", where)
+            _header_numbers(obj, where)
             header = obj
+            schemas = _schemas(obj)
+            by_name = {s.name: s for s in schemas}
             continue
         _schema_check(obj, "op", where)
-        ops.append(_op(obj))
+        ops.append(_op(obj, by_name))
     if header is None:
         raise InputError(f"{source} line 1", "(file)", "empty trace: no header")
-    schemas = tuple(
-        Schema(
-            s["name"],
-            tuple(Attribute(a["name"], a["type"], a["min"], a["max"]) for a in s["attributes"]),
-        )
-        for s in header["schemas"]
-    )
     trace = Trace(
         schemas,
         tuple(ops),
         initial_nodes=header["config"]["initial_nodes"],
         matching=header["semantics"]["matching"],
         seed=header["seed"],
-        config=_config(header["config"], f"{source} line 1"),
+        config=_config(header["config"], f"{source} line 1", schemas),
         generator=header["generator"],
         trace_id=header.get("trace_id", Path(source).stem),
     )
@@ -254,7 +365,7 @@ def trace_to_lines(trace: Trace) -> list[str]:
         "semantics": {"matching": trace.matching},
         "config": config,
     }
-    out = [json.dumps(header, separators=(",", ":"))]
+    out = [json.dumps(header, separators=(",", ":"), allow_nan=False)]
     for op in trace.ops:
         obj: dict[str, Any] = {"seq": op.seq}
         if isinstance(op, Join | Leave):
@@ -272,7 +383,7 @@ def trace_to_lines(trace: Trace) -> list[str]:
             e = op.event
             obj |= {"op": "publish", "id": e.id, "publisher": e.publisher, "schema": e.schema}
             obj |= {"values": dict(e.values)}
-        out.append(json.dumps(obj, separators=(",", ":")))
+        out.append(json.dumps(obj, separators=(",", ":"), allow_nan=False))
     return out
 
 
@@ -314,11 +425,33 @@ def write_expected(path: str | Path, trace: Trace, deliveries: Iterable[Delivery
     Path(path).write_text("\n".join([*expected_lines(trace, deliveries), ""]), encoding="utf-8")
 
 
-def read_expected(path: str | Path) -> list[Delivery]:
+def parse_expected_lines(lines: Iterable[str], source: str = "<expected>") -> list[Delivery]:
+    """Read an expected-deliveries file: `{"event": id, "deliveries": [sub ids]}` per line."""
     out: list[Delivery] = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        obj = _load(line, f"{path} line {number}")
-        if not isinstance(obj, dict) or not isinstance(obj.get("deliveries"), list):
-            raise InputError(f"{path} line {number}", "deliveries", "expected a list")
-        out.extend(Delivery(str(obj["event"]), str(s)) for s in obj["deliveries"])
+    events: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        where = f"{source} line {number}"
+        obj = _load(line, where)
+        if not isinstance(obj, dict) or set(obj) != {"event", "deliveries"}:
+            raise InputError(where, "(line)", 'expected {"event": ..., "deliveries": [...]}')
+        event, subs = obj["event"], obj["deliveries"]
+        if not isinstance(event, str) or not event:
+            raise InputError(where, "event", f"expected an event id, got {event!r}")
+        if event in events:
+            raise InputError(where, "event", f"event {event!r} listed twice")
+        events.add(event)
+        if not isinstance(subs, list) or not all(isinstance(x, str) and x for x in subs):
+            raise InputError(where, "deliveries", "expected a list of subscription ids")
+        if len(set(subs)) != len(subs):
+            raise InputError(where, "deliveries", "a subscription is listed twice")
+        out.extend(Delivery(event, sub) for sub in subs)
     return sorted(out)
+
+
+def read_expected(path: str | Path) -> list[Delivery]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(str(p), "(file)", f"cannot read: {e}") from None
+    return parse_expected_lines(text.splitlines(), str(p))

@@ -3,7 +3,7 @@ sizes over the schema of Table 4.2.
 
 Generation is a pure function of (seed, kind, index): every subscription and event has its own
 generator `random.Random(f"{seed}:{kind}:{index}")`, so a trace is identical however its
-generation is partitioned (Spark). Decisions where the thesis is unclear (docs/core-protocol.md,
+generation is partitioned (Spark). Decisions where the thesis is unclear (docs/trace-format.md,
 "Workload"): sub-range rank 1 is the lowest sub-range of the domain; a range's size is
 `rank / 100 * size_bound * width` with the rank Zipf-distributed over 100 size classes; the range
 is centred on a value drawn like an event value and clipped to the domain; values are rounded to
@@ -129,16 +129,18 @@ def thesis_trace(
 ) -> Trace:
     """The three stages of §4.1.1: nodes join, subscriptions are installed, events published."""
     schema = thesis_schema()
-    who = random.Random(f"{seed}:who")
     ops: list[Op] = []
     n_subs = round(nodes * subs_per_node)
     for i in range(n_subs):
-        sub = zipf_subscription(
-            seed, i, schema, THESIS_PROFILES, f"n{who.randrange(nodes)}", f"s{i}"
+        # a subscriber drawn uniformly from the nodes alive (thesis §4.1.1), per index
+        who = f"n{random.Random(f'{seed}:subscriber:{i}').randrange(nodes)}"
+        ops.append(
+            Subscribe(i + 1, zipf_subscription(seed, i, schema, THESIS_PROFILES, who, f"s{i}"))
         )
-        ops.append(Subscribe(i + 1, sub))
     for j in range(events):
-        ev = zipf_event(seed, j, schema, THESIS_PROFILES, f"n{who.randrange(nodes)}", f"e{j}")
+        # the publisher of each event is selected at random from all nodes (thesis §4.1.1)
+        who = f"n{random.Random(f'{seed}:publisher:{j}').randrange(nodes)}"
+        ev = zipf_event(seed, j, schema, THESIS_PROFILES, who, f"e{j}")
         ops.append(Publish(n_subs + j + 1, ev))
     return Trace(
         (schema,),

@@ -1,0 +1,244 @@
+"""Trace format v1 as Parquet (conformance/FORMAT.md, "Parquet"): the same content as the NDJSON
+files, partitioned by trace id, for Spark-scale processing.
+
+Two datasets under one root, both Hive-partitioned by `trace_id`:
+
+- `header/trace_id=ID/*.parquet`: one row per trace with the header's fields flattened
+  (`format`, `version`, `seed`, `generator`, `matching`, `initial_nodes`) and the nested parts
+  as JSON text (`schemas_json`: the header's `schemas` array, `config_json`: its `config`
+  object, `initial_nodes` included).
+- `ops/trace_id=ID/*.parquet`: one row per op: `seq`, `op`, `line` (its NDJSON line number),
+  `node` (join, leave), `nodes` (fail), `id` (subscribe, unsubscribe, publish), `subscriber`,
+  `publisher`, `schema`, and `predicates_json` / `values_json`: the op's `predicates` / `values`
+  object as JSON text, which keeps every number literally as in the NDJSON line (an int stays an
+  int). Fields an op does not have are null.
+
+`lines_from_rows` rebuilds the NDJSON lines byte for byte as `trace_to_lines` writes them, and
+`read_parquet` parses them with the NDJSON reader, so a Parquet trace is validated exactly like
+an NDJSON one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance.traceio import parse_trace_lines, trace_to_lines
+from reference.ops import Trace
+
+HEADER_DIR = "header"
+OPS_DIR = "ops"
+HEADER_COLUMNS = (
+    "trace_id",
+    "format",
+    "version",
+    "seed",
+    "generator",
+    "matching",
+    "initial_nodes",
+    "schemas_json",
+    "config_json",
+)
+OPS_COLUMNS = (
+    "trace_id",
+    "seq",
+    "op",
+    "line",
+    "node",
+    "nodes",
+    "id",
+    "subscriber",
+    "publisher",
+    "schema",
+    "predicates_json",
+    "values_json",
+)
+# The same tables as Spark DDL (spark_generate writes them with Spark).
+HEADER_DDL = (
+    "trace_id STRING, format STRING, version INT, seed BIGINT, generator STRING, "
+    "matching STRING, initial_nodes BIGINT, schemas_json STRING, config_json STRING"
+)
+OPS_DDL = (
+    "trace_id STRING, seq BIGINT, op STRING, line BIGINT, node STRING, nodes ARRAY<STRING>, "
+    "id STRING, subscriber STRING, publisher STRING, schema STRING, predicates_json STRING, "
+    "values_json STRING"
+)
+# Key order of an op line, as trace_to_lines writes it.
+_OP_KEYS = {
+    "join": ("node",),
+    "leave": ("node",),
+    "fail": ("nodes",),
+    "unsubscribe": ("id",),
+    "subscribe": ("id", "subscriber", "schema", "predicates"),
+    "publish": ("id", "publisher", "schema", "values"),
+}
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
+def rows_from_lines(
+    trace_id: str, lines: Sequence[str]
+) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """The header row and the op rows (tuples in HEADER_COLUMNS / OPS_COLUMNS order) of one
+    trace given as valid NDJSON lines."""
+    h = json.loads(lines[0])
+    header = (
+        trace_id,
+        h["format"],
+        h["version"],
+        h["seed"],
+        h["generator"],
+        h["semantics"]["matching"],
+        h["config"]["initial_nodes"],
+        _dump(h["schemas"]),
+        _dump(h["config"]),
+    )
+    ops = []
+    for number, line in enumerate(lines[1:], start=2):
+        o = json.loads(line)
+        ops.append(
+            (
+                trace_id,
+                o["seq"],
+                o["op"],
+                number,
+                o.get("node"),
+                o.get("nodes"),
+                o.get("id"),
+                o.get("subscriber"),
+                o.get("publisher"),
+                o.get("schema"),
+                _dump(o["predicates"]) if "predicates" in o else None,
+                _dump(o["values"]) if "values" in o else None,
+            )
+        )
+    return header, ops
+
+
+def lines_from_rows(header: dict[str, Any], ops: Iterable[dict[str, Any]]) -> list[str]:
+    """The NDJSON lines of one trace from its header row and op rows (dicts by column name)."""
+    head = {
+        "format": header["format"],
+        "version": header["version"],
+        "trace_id": header["trace_id"],
+        "seed": header["seed"],
+        "generator": header["generator"],
+        "schemas": json.loads(header["schemas_json"]),
+        "semantics": {"matching": header["matching"]},
+        "config": json.loads(header["config_json"]),
+    }
+    out = [_dump(head)]
+    for row in sorted(ops, key=lambda r: int(r["seq"])):
+        obj: dict[str, Any] = {"seq": row["seq"], "op": row["op"]}
+        for key in _OP_KEYS.get(row["op"], ()):
+            if key in ("predicates", "values"):
+                text = row[f"{key}_json"]
+                obj[key] = json.loads(text) if text is not None else None
+            else:
+                value = row[key]
+                obj[key] = list(value) if key == "nodes" and value is not None else value
+        out.append(_dump(obj))
+    return out
+
+
+def _tables(traces: Iterable[Trace]) -> tuple[Any, Any]:
+    import pyarrow as pa
+
+    headers: list[tuple[Any, ...]] = []
+    ops: list[tuple[Any, ...]] = []
+    for t in traces:
+        h, o = rows_from_lines(t.trace_id, trace_to_lines(t))
+        headers.append(h)
+        ops.extend(o)
+    header_schema = pa.schema(
+        [
+            ("trace_id", pa.string()),
+            ("format", pa.string()),
+            ("version", pa.int32()),
+            ("seed", pa.int64()),
+            ("generator", pa.string()),
+            ("matching", pa.string()),
+            ("initial_nodes", pa.int64()),
+            ("schemas_json", pa.string()),
+            ("config_json", pa.string()),
+        ]
+    )
+    ops_schema = pa.schema(
+        [
+            ("trace_id", pa.string()),
+            ("seq", pa.int64()),
+            ("op", pa.string()),
+            ("line", pa.int64()),
+            ("node", pa.string()),
+            ("nodes", pa.list_(pa.string())),
+            ("id", pa.string()),
+            ("subscriber", pa.string()),
+            ("publisher", pa.string()),
+            ("schema", pa.string()),
+            ("predicates_json", pa.string()),
+            ("values_json", pa.string()),
+        ]
+    )
+
+    def table(rows: list[tuple[Any, ...]], schema: Any) -> Any:
+        cols = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+        return pa.table(
+            [pa.array(list(c), type=f.type) for c, f in zip(cols, schema, strict=True)],
+            schema=schema,
+        )
+
+    return table(headers, header_schema), table(ops, ops_schema)
+
+
+def write_parquet(traces: Iterable[Trace], root: str | Path) -> Path:
+    """Write traces as the two partitioned datasets under `root` (replacing what was there)."""
+    import pyarrow.parquet as pq
+
+    out = Path(root)
+    header, ops = _tables(traces)
+    for sub, table in ((HEADER_DIR, header), (OPS_DIR, ops)):
+        shutil.rmtree(out / sub, ignore_errors=True)
+        (out / sub).mkdir(parents=True)
+        if table.num_rows:
+            pq.write_to_dataset(table, str(out / sub), partition_cols=["trace_id"])
+    return out
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    if not path.is_dir():
+        return []
+    part = ds.partitioning(pa.schema([("trace_id", pa.string())]), flavor="hive")
+    rows: list[dict[str, Any]] = (
+        ds.dataset(str(path), format="parquet", partitioning=part).to_table().to_pylist()
+    )
+    return rows
+
+
+def read_parquet_lines(root: str | Path) -> dict[str, list[str]]:
+    """trace id -> its NDJSON lines, rebuilt from the Parquet datasets under `root`
+    (written by `write_parquet` or by Spark with HEADER_DDL / OPS_DDL)."""
+    base = Path(root)
+    headers = {r["trace_id"]: r for r in _read_rows(base / HEADER_DIR)}
+    ops: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in _read_rows(base / OPS_DIR):
+        ops[r["trace_id"]].append(r)
+    return {tid: lines_from_rows(headers[tid], ops[tid]) for tid in sorted(headers)}
+
+
+def read_parquet(root: str | Path) -> list[Trace]:
+    """Every trace under `root`, parsed and validated like NDJSON (errors name the trace id
+    and the NDJSON line number), sorted by trace id."""
+    base = Path(root)
+    return [
+        parse_trace_lines(lines, f"{base}/trace_id={tid}")
+        for tid, lines in read_parquet_lines(base).items()
+    ]
