@@ -1,5 +1,13 @@
-"""The conformance report: Markdown and HTML (with an embedded plot) of the verdicts of every
-implementation on every trace, failures first with what was missing, duplicated or spurious."""
+"""The conformance report: `report.md` and `report.html` (with the verdict table drawn as an
+embedded PNG) of every implementation on every trace set (traces grouped by generator):
+
+1. the verdict of each implementation over all traces, with counts;
+2. the table implementation x trace set, and its plot;
+3. the traces rejected as malformed (each once, with file, line and field);
+4. every failure and other non-passing verdict, naming the missing, duplicate and spurious
+   (event, subscription) pairs or the op / output line, with its shrunk trace inline;
+5. all verdicts.
+"""
 
 from __future__ import annotations
 
@@ -11,57 +19,152 @@ from pathlib import Path
 
 from conformance.verdict import Verdict, overall
 
+KINDS = ("pass", "fail", "unknown", "skipped")
+COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unknown": "#f9a825", "skipped": "#9e9e9e"}
+REJECTED = ("bad-trace", "bad-expected")
+INLINE_SHRUNK_LINES = 40
 
-def _plot_png(verdicts: list[Verdict]) -> bytes:
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def _trace_set(v: Verdict) -> str:
+    return "(rejected)" if v.kind in REJECTED else v.generator
 
-    impls = sorted({v.impl for v in verdicts})
-    kinds = ["pass", "fail", "unknown", "skipped"]
-    colours = {"pass": "#2e7d32", "fail": "#c62828", "unknown": "#f9a825", "skipped": "#9e9e9e"}
-    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.5 * len(impls)))
-    left = [0] * len(impls)
-    for kind in kinds:
-        counts = [sum(1 for v in verdicts if v.impl == i and v.verdict == kind) for i in impls]
-        ax.barh(impls, counts, left=left, color=colours[kind], label=kind)
-        left = [a + b for a, b in zip(left, counts, strict=True)]
-    ax.set_xlabel("traces")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.set_title("verdicts per implementation")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    return buf.getvalue()
+
+def _impls(verdicts: list[Verdict]) -> list[str]:
+    return list(dict.fromkeys(v.impl for v in verdicts))
+
+
+def _sets(verdicts: list[Verdict]) -> list[str]:
+    return sorted({_trace_set(v) for v in verdicts})
 
 
 def summary_rows(verdicts: list[Verdict]) -> list[tuple[str, str, int, int, int, int, int]]:
+    """(implementation, overall verdict, pass, fail, unknown, skipped, publishes checked)."""
     by_impl: dict[str, list[Verdict]] = defaultdict(list)
     for v in verdicts:
         by_impl[v.impl].append(v)
     rows = []
-    for impl in sorted(by_impl):
-        vs = by_impl[impl]
-        count = {k: sum(1 for v in vs if v.verdict == k) for k in ("pass", "fail", "unknown")}
-        skipped = sum(1 for v in vs if v.verdict == "skipped")
+    for impl, vs in by_impl.items():  # in the order the implementations were given
+        n = {k: sum(1 for v in vs if v.verdict == k) for k in KINDS}
         checked = sum(v.checked for v in vs)
-        rows.append(
-            (impl, overall(vs), count["pass"], count["fail"], count["unknown"], skipped, checked)
-        )
+        rows.append((impl, overall(vs), n["pass"], n["fail"], n["unknown"], n["skipped"], checked))
     return rows
 
 
-def markdown(verdicts: list[Verdict], title: str, notes: list[str]) -> str:
+def matrix(verdicts: list[Verdict]) -> dict[tuple[str, str], dict[str, int]]:
+    """(implementation, trace set) -> verdict -> count."""
+    cells: dict[tuple[str, str], dict[str, int]] = {}
+    for v in verdicts:
+        cell = cells.setdefault((v.impl, _trace_set(v)), dict.fromkeys(KINDS, 0))
+        cell[v.verdict] = cell.get(v.verdict, 0) + 1
+    return cells
+
+
+def _cell_text(cell: dict[str, int] | None) -> str:
+    if not cell:
+        return "-"
+    return ", ".join(f"{n} {k}" for k, n in cell.items() if n) or "-"
+
+
+def _worst(cell: dict[str, int]) -> str:
+    for k in ("fail", "unknown", "pass", "skipped"):
+        if cell.get(k):
+            return k
+    return "skipped"
+
+
+def short_label(impl: str, limit: int = 36) -> str:
+    """A readable label: outside commands lose their directories (`cmd: python faulty.py
+    --mode drop`), and a long label keeps its end, which tells commands apart."""
+    if impl.startswith("cmd:"):
+        words = impl[4:].split()
+        impl = "cmd: " + " ".join(w.rsplit("/", 1)[-1] if "/" in w else w for w in words)
+    return impl if len(impl) <= limit else "..." + impl[-(limit - 3) :]
+
+
+def plot_png(verdicts: list[Verdict]) -> bytes:
+    """The implementation x trace set table as a coloured grid (worst verdict per cell,
+    annotated with passes / traces)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch, Rectangle
+
+    impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
+    labels = [short_label(i) for i in impls]
+    width = 1.8 + 0.07 * max(len(x) for x in labels) + 1.0 * max(1, len(sets))
+    fig, ax = plt.subplots(figsize=(width, 1.4 + 0.4 * max(1, len(impls))))
+    for y, impl in enumerate(impls):
+        for x, name in enumerate(sets):
+            cell = cells.get((impl, name))
+            colour = COLOURS[_worst(cell)] if cell else "#ffffff"
+            ax.add_patch(Rectangle((x, y), 1, 1, facecolor=colour, edgecolor="white"))
+            if cell:
+                total = sum(cell.values())
+                ax.text(x + 0.5, y + 0.5, f"{cell['pass']}/{total}", ha="center", va="center",
+                        color="white", fontsize=8)  # fmt: skip
+    ax.set_xlim(0, max(1, len(sets)))
+    ax.set_ylim(max(1, len(impls)), 0)
+    ax.set_xticks([x + 0.5 for x in range(len(sets))], sets, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks([y + 0.5 for y in range(len(impls))], labels, fontsize=8)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.legend(
+        handles=[Patch(color=COLOURS[k], label=k) for k in KINDS],
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False,
+    )  # fmt: skip
+    ax.set_title("passing traces / traces", fontsize=9)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _rejections(verdicts: list[Verdict]) -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
+    for v in verdicts:
+        if v.kind in REJECTED:
+            seen.setdefault(v.trace_id, v.reason)
+    return sorted(seen.items())
+
+
+def _shrunk_text(out: Path, v: Verdict) -> str | None:
+    if "shrunk" not in v.extra:
+        return None
+    try:
+        lines = (out / v.extra["shrunk"]).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    if len(lines) > INLINE_SHRUNK_LINES:
+        return None
+    return "\n".join(lines)
+
+
+def _md(text: object) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def markdown(verdicts: list[Verdict], title: str, notes: list[str], out: Path | None = None) -> str:
+    impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
     lines = [f"# {title}", "", *notes, ""]
     lines += [
         "| implementation | verdict | pass | fail | unknown | skipped | publishes checked |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in summary_rows(verdicts):
-        lines.append("| " + " | ".join(str(x) for x in row) + " |")
-    failures = [v for v in verdicts if v.verdict != "pass"]
+        lines.append("| " + " | ".join(_md(x) for x in row) + " |")
+    lines += ["", "## Implementation x trace set", ""]
+    lines.append("| implementation | " + " | ".join(sets) + " |")
+    lines.append("|---" * (len(sets) + 1) + "|")
+    for impl in impls:
+        texts = [_cell_text(cells.get((impl, s))) for s in sets]
+        lines.append(f"| {_md(impl)} | " + " | ".join(texts) + " |")
+    rejected = _rejections(verdicts)
+    lines += ["", "## Rejected traces", ""]
+    lines += [f"- `{tid}`: {reason}" for tid, reason in rejected] or ["None."]
+    failures = [v for v in verdicts if v.verdict != "pass" and v.kind not in REJECTED]
     lines += ["", "## Failures and other non-passing verdicts", ""]
     if not failures:
         lines.append("None.")
@@ -69,46 +172,74 @@ def markdown(verdicts: list[Verdict], title: str, notes: list[str]) -> str:
         lines.append(f"- **{v.impl}** on `{v.trace_id}` ({v.generator}): {v.describe()}")
         if "shrunk" in v.extra:
             lines.append(
-                f"  - smallest failing trace: `{v.extra['shrunk']}` ({v.extra['shrunk_ops']} ops)"
+                f"  - smallest failing trace: `{v.extra['shrunk']}` ({v.extra['shrunk_ops']} ops"
+                + (f"; {v.extra['shrunk_verdict']}" if "shrunk_verdict" in v.extra else "")
+                + ")"
             )
+            text = _shrunk_text(out, v) if out is not None else None
+            if text is not None:
+                lines += ["", "    ```json", *("    " + t for t in text.splitlines()), "    ```"]
     lines += ["", "## All verdicts", "", "| implementation | trace | generator | verdict |"]
     lines.append("|---|---|---|---|")
     for v in verdicts:
-        lines.append(f"| {v.impl} | {v.trace_id} | {v.generator} | {v.describe()} |")
+        lines.append(f"| {_md(v.impl)} | {v.trace_id} | {v.generator} | {_md(v.describe())} |")
     return "\n".join(lines) + "\n"
 
 
-def write_report(out: Path, verdicts: list[Verdict], title: str, notes: list[str]) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    md = markdown(verdicts, title, notes)
-    (out / "report.md").write_text(md, encoding="utf-8")
-    png = base64.b64encode(_plot_png(verdicts)).decode()
-    body = "\n".join(f"<p>{html.escape(n)}</p>" for n in notes)
-    table = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>"
+def _html(verdicts: list[Verdict], title: str, notes: list[str], out: Path) -> str:
+    e = html.escape
+    impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
+    summary = "".join(
+        "<tr>" + "".join(f"<td>{e(str(x))}</td>" for x in row) + "</tr>"
         for row in summary_rows(verdicts)
     )
-    fails = "".join(
-        f"<li><b>{html.escape(v.impl)}</b> on <code>{html.escape(v.trace_id)}</code>: "
-        f"{html.escape(v.describe())}"
-        + (
-            f" — smallest failing trace: <code>{html.escape(v.extra['shrunk'])}</code>"
-            if "shrunk" in v.extra
-            else ""
-        )
-        + "</li>"
-        for v in verdicts
-        if v.verdict != "pass"
+    grid = "".join(
+        f"<tr><td>{e(impl)}</td>"
+        + "".join(f"<td>{e(_cell_text(cells.get((impl, s))))}</td>" for s in sets)
+        + "</tr>"
+        for impl in impls
     )
-    page = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "td,th{border:1px solid #ccc;padding:2px 8px}table{border-collapse:collapse}</style>"
-        f"</head><body><h1>{html.escape(title)}</h1>{body}"
-        "<table><tr><th>implementation</th><th>verdict</th><th>pass</th><th>fail</th>"
-        f"<th>unknown</th><th>skipped</th><th>publishes checked</th></tr>{table}</table>"
-        f"<p><img alt='verdicts per implementation' src='data:image/png;base64,{png}'></p>"
-        f"<h2>Non-passing verdicts</h2><ul>{fails or '<li>None.</li>'}</ul></body></html>"
+    rejected = "".join(
+        f"<li><code>{e(tid)}</code>: {e(reason)}</li>" for tid, reason in _rejections(verdicts)
     )
-    (out / "report.html").write_text(page, encoding="utf-8")
+    items = []
+    for v in verdicts:
+        if v.verdict == "pass" or v.kind in REJECTED:
+            continue
+        item = f"<li><b>{e(v.impl)}</b> on <code>{e(v.trace_id)}</code>: {e(v.describe())}"
+        if "shrunk" in v.extra:
+            item += (
+                f"<br>smallest failing trace: <code>{e(v.extra['shrunk'])}</code> "
+                f"({e(v.extra['shrunk_ops'])} ops)"
+            )
+            text = _shrunk_text(out, v)
+            if text is not None:
+                item += f"<pre>{e(text)}</pre>"
+        items.append(item + "</li>")
+    png = base64.b64encode(plot_png(verdicts)).decode()
+    head = "".join(f"<th>{e(s)}</th>" for s in sets)
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
+        "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}"
+        "td,th{border:1px solid #ccc;padding:2px 8px}table{border-collapse:collapse}"
+        "pre{background:#f5f5f5;padding:4px;overflow-x:auto;font-size:80%}</style>"
+        f"</head><body><h1>{e(title)}</h1>"
+        + "".join(f"<p>{e(n)}</p>" for n in notes)
+        + "<table><tr><th>implementation</th><th>verdict</th><th>pass</th><th>fail</th>"
+        f"<th>unknown</th><th>skipped</th><th>publishes checked</th></tr>{summary}</table>"
+        f"<h2>Implementation x trace set</h2><table><tr><th>implementation</th>{head}</tr>"
+        f"{grid}</table>"
+        f"<p><img alt='verdicts per implementation and trace set' "
+        f"src='data:image/png;base64,{png}'></p>"
+        f"<h2>Rejected traces</h2><ul>{rejected or '<li>None.</li>'}</ul>"
+        f"<h2>Non-passing verdicts</h2><ul>{''.join(items) or '<li>None.</li>'}</ul>"
+        "</body></html>\n"
+    )
+
+
+def write_report(out: Path, verdicts: list[Verdict], title: str, notes: list[str]) -> Path:
+    """Write `out/report.md` and `out/report.html`; return the Markdown path."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(markdown(verdicts, title, notes, out), encoding="utf-8")
+    (out / "report.html").write_text(_html(verdicts, title, notes, out), encoding="utf-8")
     return out / "report.md"

@@ -1,96 +1,162 @@
 """Running implementations on a trace set: sequentially, or distributed over Spark partitions
-with mapInPandas (one row per implementation × trace), aggregated into verdicts."""
+with mapInPandas (one row per implementation x trace), aggregated into verdicts.
+
+Nothing an implementation or a trace does stops the run: a malformed trace (or expected file)
+becomes a `skipped` verdict naming file, line and field for every implementation, a crash of
+a built-in implementation a `fail` naming the exception, and an outside program's misbehaviour
+the adapter's outcome (conformance/adapter.py). Verdicts come back in a deterministic order:
+by implementation (as given), then by trace (as given).
+
+For Spark, the project's packages are zipped at run time and shipped with `addPyFile`
+(`ship_project_code`), so the executors need nothing but pyspark.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from conformance.verdict import Verdict, judge
 from reference.errors import InputError
-from reference.ops import Trace
+from reference.ops import Publish, Trace
 from reference.oracle import Delivery
 
 RESULT_SCHEMA = (
-    "impl STRING, trace_id STRING, generator STRING, verdict STRING, checked INT, "
+    "task INT, impl STRING, trace_id STRING, generator STRING, verdict STRING, checked INT, "
     "expected INT, missing STRING, duplicate STRING, spurious STRING, reason STRING, "
-    "seconds DOUBLE"
+    "seconds DOUBLE, kind STRING"
 )
+TASK_SCHEMA = "task INT, impl STRING, trace STRING, expected STRING, source STRING"
+CODE_ZIP = "pubsub_spec_code.zip"
+
+Progress = Callable[[int, int, Verdict], None]
 
 
-def _expected(text: str) -> tuple[list[Delivery], int]:
-    out: list[Delivery] = []
-    n = 0
-    for line in text.splitlines():
-        obj = json.loads(line)
-        n += 1
-        out.extend(Delivery(obj["event"], s) for s in obj["deliveries"])
-    return out, n
+@dataclass(frozen=True)
+class Task:
+    """One implementation on one trace; `expected` None means: ask the Python oracle."""
+
+    task: int
+    impl: str
+    trace: str
+    expected: str | None
+    source: str
+
+
+def expected_path(trace_path: Path) -> Path:
+    """`X.ndjson` -> `X.expected.ndjson` (conformance/FORMAT.md)."""
+    return trace_path.with_name(trace_path.name.removesuffix(".ndjson") + ".expected.ndjson")
+
+
+def _trace_id_of(source: str) -> str:
+    return Path(source).name.removesuffix(".ndjson")
+
+
+def _expected(
+    trace: Trace, text: str | None, source: str
+) -> tuple[list[Delivery], int, str | None]:
+    """(expected deliveries, publishes, error): from the expected file, checked against the
+    trace (one line per publish, in trace order), or from the Python oracle."""
+    from conformance.traceio import parse_expected_lines
+    from reference.oracle import expected_deliveries
+
+    events = [op.event.id for op in trace.ops if isinstance(op, Publish)]
+    if text is None:
+        return expected_deliveries(trace), len(events), None
+    lines = text.splitlines()
+    try:
+        deliveries = parse_expected_lines(lines, source)
+    except InputError as e:
+        return [], 0, str(e)
+    listed = [json.loads(line)["event"] for line in lines]
+    if listed != events:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(listed, events, strict=False)) if a != b),
+            min(len(listed), len(events)),
+        )
+        return [], 0, (
+            f"{source} line {first + 1}: field 'event': the expected file lists "
+            f"{len(listed)} publishes, the trace {len(events)}; they first differ at "
+            f"publish #{first + 1}"
+        )
+    return deliveries, len(events), None
 
 
 def run_one(
-    impl_name: str, trace_text: str, expected_text: str, source: str, op_timeout: float = 5.0
+    impl_name: str,
+    trace_text: str,
+    expected_text: str | None,
+    source: str,
+    op_timeout: float = 5.0,
+    total_timeout: float = 120.0,
 ) -> Verdict:
     """One implementation on one trace; bad input and crashes become verdicts, never escape."""
-    from conformance.impls import builtin
+    from conformance.impls import is_outside, outside_command, resolve
     from conformance.traceio import parse_trace_lines
 
     try:
         trace = parse_trace_lines(trace_text.splitlines(), source)
     except InputError as e:
-        return Verdict(impl_name, Path(source).stem, "?", "skipped", reason=f"bad trace: {e}")
-    if impl_name.startswith("cmd:"):
-        return _run_outside(impl_name, trace, expected_text, op_timeout)
-    impl = builtin().get(impl_name)
+        return Verdict(
+            impl_name, _trace_id_of(source), "?", "skipped", reason=f"bad trace: {e}",
+            kind="bad-trace",
+        )  # fmt: skip
+    tid, gen = trace.trace_id, trace.generator
+    expected, publishes, error = _expected(trace, expected_text, expected_source(source))
+    if error is not None:
+        reason = f"bad expected file: {error}"
+        return Verdict(impl_name, tid, gen, "skipped", reason=reason, kind="bad-expected")
+    start = time.monotonic()
+    if is_outside(impl_name):
+        from conformance.adapter import run_outside
+
+        outcome = run_outside(
+            outside_command(impl_name), trace, op_timeout=op_timeout, total_timeout=total_timeout
+        )
+        secs = time.monotonic() - start
+        if outcome.verdict != "ok":
+            return Verdict(
+                impl_name, tid, gen, outcome.verdict, reason=outcome.reason, seconds=secs,
+                kind=outcome.kind,
+            )  # fmt: skip
+        return judge(impl_name, tid, gen, expected, outcome.deliveries, publishes, secs)
+    impl = resolve(impl_name)
     if impl is None:
-        return Verdict(impl_name, trace.trace_id, trace.generator, "skipped", reason="unknown")
+        reason = "unknown implementation (see conformance/impls.py)"
+        return Verdict(impl_name, tid, gen, "skipped", reason=reason, kind="unknown-impl")
     if impl.unavailable:
         return Verdict(
-            impl_name, trace.trace_id, trace.generator, "skipped", reason=impl.unavailable
+            impl_name, tid, gen, "skipped", reason=impl.unavailable, kind="unavailable"
         )
-    expected, publishes = _expected(expected_text)
-    start = time.monotonic()
     try:
         got = impl.run(trace)
     except Exception as e:  # an implementation that crashes fails, naming the error
-        tb = traceback.format_exc(limit=3).strip().splitlines()[-1]
+        where = traceback.format_exc(limit=-1).strip().splitlines()
+        at = next((w.strip() for w in reversed(where) if w.strip().startswith("File ")), "")
         return Verdict(
-            impl_name, trace.trace_id, trace.generator, "fail", reason=f"crashed: {e!r} ({tb})"
-        )
-    secs = time.monotonic() - start
-    return judge(impl_name, trace.trace_id, trace.generator, expected, got, publishes, secs)
+            impl_name, tid, gen, "fail", reason=f"crashed: {e!r}" + (f" ({at})" if at else ""),
+            seconds=time.monotonic() - start, kind="crash",
+        )  # fmt: skip
+    return judge(impl_name, tid, gen, expected, got, publishes, time.monotonic() - start)
 
 
-def _run_outside(impl_name: str, trace: Trace, expected_text: str, op_timeout: float) -> Verdict:
-    """An outside program over the NDJSON protocol (conformance/adapter.py)."""
-    from conformance.adapter import run_outside
-
-    expected, publishes = _expected(expected_text)
-    start = time.monotonic()
-    outcome = run_outside(impl_name[4:], trace, op_timeout=op_timeout)
-    secs = time.monotonic() - start
-    if outcome.verdict == "ok":
-        return judge(
-            impl_name,
-            trace.trace_id,
-            trace.generator,
-            expected,
-            outcome.deliveries,
-            publishes,
-            secs,
-        )
-    return Verdict(
-        impl_name,
-        trace.trace_id,
-        trace.generator,
-        outcome.verdict,
-        reason=outcome.reason,
-        seconds=secs,
+def expected_source(trace_source: str) -> str:
+    return str(expected_path(Path(trace_source))) if trace_source.endswith(".ndjson") else (
+        f"{trace_source} (expected)"
     )
+
+
+def _run_task(t: Task, op_timeout: float, total_timeout: float) -> Verdict:
+    return run_one(t.impl, t.trace, t.expected, t.source, op_timeout, total_timeout)
+
+
+# --- Spark -------------------------------------------------------------------------------------
 
 
 def _pairs(items: tuple[Delivery, ...]) -> str:
@@ -101,8 +167,9 @@ def _unpairs(text: str) -> tuple[Delivery, ...]:
     return tuple(Delivery(e, s) for e, s in json.loads(text))
 
 
-def _to_row(v: Verdict) -> dict[str, Any]:
+def _to_row(task: int, v: Verdict) -> dict[str, Any]:
     return {
+        "task": task,
         "impl": v.impl,
         "trace_id": v.trace_id,
         "generator": v.generator,
@@ -114,6 +181,7 @@ def _to_row(v: Verdict) -> dict[str, Any]:
         "spurious": _pairs(v.spurious),
         "reason": v.reason,
         "seconds": v.seconds,
+        "kind": v.kind,
     }
 
 
@@ -130,84 +198,199 @@ def _from_row(r: Any) -> Verdict:
         _unpairs(r["spurious"]),
         r["reason"],
         float(r["seconds"]),
+        kind=r["kind"],
     )
 
 
-def _run_batches(batches: Iterator[Any]) -> Iterator[Any]:
+def _run_batches(batches: Iterator[Any], op_timeout: float, total_timeout: float) -> Iterator[Any]:
+    """mapInPandas body, on the executors: each row is a Task."""
     import pandas as pd
 
+    columns = [c.split()[0] for c in RESULT_SCHEMA.split(", ")]
     for pdf in batches:
-        rows = [
-            _to_row(run_one(r.impl, r.trace, r.expected, r.source))
-            for r in pdf.itertuples(index=False)
-        ]
-        yield pd.DataFrame(rows, columns=[c.split()[0] for c in RESULT_SCHEMA.split(", ")])
+        rows = []
+        for r in pdf.itertuples(index=False):
+            expected = None if pd.isna(r.expected) else str(r.expected)
+            task = Task(int(r.task), str(r.impl), str(r.trace), expected, str(r.source))
+            rows.append(_to_row(task.task, _run_task(task, op_timeout, total_timeout)))
+        yield pd.DataFrame(rows, columns=columns)
+
+
+def ship_project_code(spark: Any) -> None:
+    """Zip `reference`, `properties`, `conformance` (and `pubsub_spec`) and `addPyFile` them,
+    once per SparkContext, so that executors on a real cluster need nothing but pyspark."""
+    sc = spark.sparkContext
+    if CODE_ZIP in (getattr(sc, "_python_includes", None) or []):
+        return
+    from conformance.spark_session import ship_code
+
+    ship_code(spark)
+
+
+def _run_on_spark(
+    tasks: Sequence[Task], spark: Any, op_timeout: float, total_timeout: float
+) -> list[Verdict]:
+    if not tasks:
+        return []
+    ship_project_code(spark)
+    rows = [(t.task, t.impl, t.trace, t.expected, t.source) for t in tasks]
+    df = spark.createDataFrame(rows, TASK_SCHEMA).repartition(max(1, min(len(rows), 8)), "task")
+    body = functools.partial(_run_batches, op_timeout=op_timeout, total_timeout=total_timeout)
+    results = {int(r["task"]): _from_row(r) for r in df.mapInPandas(body, RESULT_SCHEMA).collect()}
+    return [results[t.task] for t in tasks]
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def _run_tasks(
+    tasks: list[Task],
+    spark: Any | None,
+    op_timeout: float,
+    total_timeout: float,
+    progress: Progress | None,
+) -> list[Verdict]:
+    if spark is not None:
+        verdicts = _run_on_spark(tasks, spark, op_timeout, total_timeout)
+        if progress:
+            for i, v in enumerate(verdicts):
+                progress(i + 1, len(tasks), v)
+        return verdicts
+    verdicts = []
+    for i, t in enumerate(tasks):
+        verdicts.append(_run_task(t, op_timeout, total_timeout))
+        if progress:
+            progress(i + 1, len(tasks), verdicts[-1])
+    return verdicts
 
 
 def run_traces(
-    impls: Sequence[str], paths: Sequence[Path], spark: Any | None = None
+    impls: Sequence[str],
+    paths: Sequence[Path],
+    spark: Any | None = None,
+    op_timeout: float = 5.0,
+    total_timeout: float = 120.0,
+    progress: Progress | None = None,
 ) -> list[Verdict]:
-    """Every implementation on every trace (trace `X.ndjson` with `X.expected.ndjson`)."""
-    tasks = []
+    """Every implementation on every trace file `X.ndjson`, against `X.expected.ndjson` (or
+    the Python oracle when there is none). Sequential without `spark`; with it, one Spark task
+    row per implementation x trace, run by mapInPandas on the executors."""
+    unreadable: dict[str, str] = {}
+    texts: list[tuple[str, str | None, str]] = []
     for p in paths:
-        exp = p.with_name(p.name.replace(".ndjson", ".expected.ndjson"))
-        exp_text = exp.read_text(encoding="utf-8") if exp.exists() else ""
-        for impl in impls:
-            tasks.append((impl, p.read_text(encoding="utf-8"), exp_text, str(p)))
-    if spark is None:
-        return [run_one(*t) for t in tasks]
-    df = spark.createDataFrame(tasks, "impl STRING, trace STRING, expected STRING, source STRING")
-    df = df.repartition(max(1, min(len(tasks), 8)))
-    rows = df.mapInPandas(_run_batches, RESULT_SCHEMA).collect()
-    return sorted((_from_row(r) for r in rows), key=lambda v: (v.impl, v.trace_id))
+        try:
+            text = Path(p).read_text(encoding="utf-8")
+            exp = expected_path(Path(p))
+            exp_text = exp.read_text(encoding="utf-8") if exp.exists() else None
+        except (OSError, UnicodeDecodeError) as e:
+            unreadable[str(p)] = f"bad trace: {p}: cannot read: {e}"
+            text, exp_text = "", None
+        texts.append((text, exp_text, str(p)))
+    tasks = [
+        Task(n, impl, text, exp_text, src)
+        for n, (impl, (text, exp_text, src)) in enumerate(
+            (impl, t) for impl in impls for t in texts
+        )
+    ]
+    runnable = [t for t in tasks if t.source not in unreadable]
+    done = dict(
+        zip(
+            (t.task for t in runnable),
+            _run_tasks(runnable, spark, op_timeout, total_timeout, progress),
+            strict=True,
+        )
+    )
+    for t in tasks:
+        if t.source in unreadable:
+            done[t.task] = Verdict(
+                t.impl, _trace_id_of(t.source), "?", "skipped", reason=unreadable[t.source],
+                kind="bad-trace",
+            )  # fmt: skip
+    return [done[t.task] for t in tasks]
 
 
-def shrink_failures(verdicts: list[Verdict], paths: Sequence[Path], out: Path) -> list[Verdict]:
-    """For each failure with named pairs, the smallest trace that still fails (shrink.py),
-    written to out/shrunk/ and recorded in the verdict's `extra`."""
-    from dataclasses import replace as dc_replace
+def run_trace_list(
+    impls: Sequence[str],
+    traces: Sequence[Trace],
+    spark: Any | None = None,
+    op_timeout: float = 5.0,
+    total_timeout: float = 120.0,
+    progress: Progress | None = None,
+) -> list[Verdict]:
+    """Every implementation on in-memory traces, against the Python oracle."""
+    from conformance.traceio import trace_to_lines
 
+    texts = ["\n".join(trace_to_lines(t)) for t in traces]
+    tasks = [
+        Task(n, impl, text, None, f"{trace.trace_id}.ndjson")
+        for n, (impl, (trace, text)) in enumerate(
+            (impl, tt) for impl in impls for tt in zip(traces, texts, strict=True)
+        )
+    ]
+    return _run_tasks(tasks, spark, op_timeout, total_timeout, progress)
+
+
+# --- shrinking ---------------------------------------------------------------------------------
+
+SHRINKABLE = ("deliveries", "crash", "protocol", "error")
+
+
+def _file_name(impl: str) -> str:
+    """A file-name-safe form of an implementation name; outside commands get a short digest
+    (two commands that differ only at the end must not collide)."""
+    import hashlib
+
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in impl)
+    if safe == impl and len(impl) <= 60:
+        return impl
+    return f"{safe[:32]}-{hashlib.sha1(impl.encode()).hexdigest()[:8]}"
+
+
+def shrink_failures(
+    verdicts: list[Verdict],
+    paths: Sequence[Path],
+    out: Path,
+    op_timeout: float = 2.0,
+    budget: int = 60,
+    progress: Callable[[str], None] | None = None,
+) -> list[Verdict]:
+    """For each failure (wrong deliveries, a crash, a protocol error, a definite error), the
+    smallest trace that still fails the same way (shrink.py), written to `out/shrunk/` and
+    recorded in the verdict's `extra` (`shrunk`: path relative to `out`, `shrunk_ops`)."""
     from conformance.shrink import shrink
-    from conformance.traceio import read_trace, write_trace
-    from reference.oracle import expected_deliveries
-    from reference.run import compare
+    from conformance.traceio import read_trace, trace_to_lines, write_trace
 
-    by_id = {p.name.removesuffix(".ndjson"): p for p in paths}
+    by_id = {_trace_id_of(str(p)): Path(p) for p in paths}
     done: list[Verdict] = []
     for v in verdicts:
         path = by_id.get(v.trace_id)
-        if v.verdict != "fail" or not (v.missing or v.duplicate or v.spurious) or path is None:
+        if v.verdict != "fail" or v.kind not in SHRINKABLE or path is None:
             done.append(v)
             continue
-        trace = read_trace(path)
+        if progress:
+            progress(f"shrinking {v.trace_id} for {v.impl}")
+        try:
+            trace = read_trace(path)
+        except InputError:
+            done.append(v)
+            continue
 
-        def still_fails(t: Trace, impl: str = v.impl) -> bool:
-            got = _deliveries(impl, t)
-            return got is None or not compare(expected_deliveries(t), got).agree
+        def still_fails(t: Trace, impl: str = v.impl, kind: str = v.kind) -> bool:
+            w = run_one(impl, "\n".join(trace_to_lines(t)), None, f"{t.trace_id}.ndjson",
+                        op_timeout=op_timeout)  # fmt: skip
+            return w.verdict == "fail" and w.kind == kind
 
-        small = shrink(trace, still_fails, budget=60)
-        target = (
-            out
-            / "shrunk"
-            / f"{v.impl.replace('/', '_').replace(' ', '_')[:60]}-{v.trace_id}.ndjson"
-        )
+        small = shrink(trace, still_fails, budget=budget)
+        target = out / "shrunk" / f"{_file_name(v.impl)}-{v.trace_id}.ndjson"
         target.parent.mkdir(parents=True, exist_ok=True)
         write_trace(small, target)
-        extra = {"shrunk": str(target.relative_to(out)), "shrunk_ops": str(len(small.ops))}
-        done.append(dc_replace(v, extra=extra))
+        again = run_one(v.impl, "\n".join(trace_to_lines(small)), None, str(target),
+                        op_timeout=op_timeout)  # fmt: skip
+        extra = {
+            **v.extra,
+            "shrunk": target.relative_to(out).as_posix(),
+            "shrunk_ops": str(len(small.ops)),
+            "shrunk_verdict": again.describe(),
+        }
+        done.append(replace(v, extra=extra))
     return done
-
-
-def _deliveries(impl_name: str, trace: Trace) -> list[Delivery] | None:
-    """An implementation's deliveries on a trace, or None when it did not complete."""
-    from conformance.impls import builtin
-
-    if impl_name.startswith("cmd:"):
-        from conformance.adapter import run_outside
-
-        outcome = run_outside(impl_name[4:], trace, op_timeout=2.0)
-        return outcome.deliveries if outcome.verdict == "ok" else None
-    try:
-        return builtin()[impl_name].run(trace)
-    except Exception:
-        return None

@@ -2,21 +2,21 @@
 deliveries, usable without Spark.
 
   python -m conformance.vectors make             rewrite the corpus (tiny and small profiles)
-  python -m conformance.vectors run [--impl CMD] [--builtin NAME] [DIR]
-                                                  run an implementation on every vector
+  python -m conformance.vectors run ARGS          = python -m conformance.run_vectors ARGS
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from conformance.generators import GENERATORS
-from conformance.runner import run_one
+from conformance.run_vectors import main as run_main
+from conformance.run_vectors import run_vectors
 from conformance.traceio import expected_lines, trace_to_lines
-from conformance.verdict import Verdict, overall
+from conformance.verdict import Verdict
+from reference.ops import Publish
 from reference.oracle import expected_deliveries
 
 VECTORS = Path(__file__).with_name("vectors")
@@ -32,49 +32,43 @@ def make(out: Path = VECTORS) -> list[Path]:
             trace = gen(SEED, 0, profile)
             path = out / f"{trace.trace_id}.ndjson"
             path.write_text("\n".join(trace_to_lines(trace)) + "\n", encoding="utf-8")
-            exp = expected_lines(trace, expected_deliveries(trace))
-            path.with_name(f"{trace.trace_id}.expected.ndjson").write_text(
-                "\n".join(exp) + "\n", encoding="utf-8"
+            deliveries = expected_deliveries(trace)
+            exp = expected_lines(trace, deliveries)
+            exp_name = f"{trace.trace_id}.expected.ndjson"
+            path.with_name(exp_name).write_text("\n".join(exp) + "\n", encoding="utf-8")
+            index.append(
+                {
+                    "trace": path.name,
+                    "expected": exp_name,
+                    "generator": name,
+                    "profile": profile,
+                    "matching": trace.matching,
+                    "schemas": len(trace.schemas),
+                    "ops": len(trace.ops),
+                    "publishes": sum(isinstance(op, Publish) for op in trace.ops),
+                    "deliveries": len(deliveries),
+                }
             )
-            index.append({"trace": path.name, "generator": name, "profile": profile})
             written.append(path)
     (out / "index.json").write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
     return written
 
 
 def run(impl: str, directory: Path = VECTORS, op_timeout: float = 5.0) -> list[Verdict]:
-    verdicts = []
-    for path in sorted(directory.glob("*.ndjson")):
-        if path.name.endswith(".expected.ndjson"):
-            continue
-        exp = path.with_name(path.name.replace(".ndjson", ".expected.ndjson"))
-        verdicts.append(
-            run_one(impl, path.read_text(), exp.read_text(), str(path), op_timeout=op_timeout)
-        )
-    return verdicts
+    """`impl` (a built-in name or `cmd:COMMAND`) on every vector of `directory`."""
+    return run_vectors(impl, [directory], op_timeout)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m conformance.vectors", description=__doc__)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("make")
-    r = sub.add_parser("run")
-    r.add_argument("--impl", help="command of an outside implementation (PROTOCOL.md)")
-    r.add_argument("--builtin", default="reference", help="a built-in implementation")
-    r.add_argument("--op-timeout", type=float, default=5.0)
-    r.add_argument("dir", nargs="?", default=str(VECTORS))
-    a = p.parse_args(argv)
-    if a.cmd == "make":
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["make"]:
         for path in make():
             print(path)
         return 0
-    impl = f"cmd:{a.impl}" if a.impl else a.builtin
-    verdicts = run(impl, Path(a.dir), a.op_timeout)
-    for v in verdicts:
-        print(f"{v.trace_id:<32} {v.describe()}")
-    verdict = overall(verdicts)
-    print(f"{impl}: {verdict} ({sum(v.verdict == 'pass' for v in verdicts)}/{len(verdicts)})")
-    return 0 if verdict == "pass" else 1
+    if args[:1] == ["run"]:
+        return run_main(args[1:])
+    print(__doc__, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

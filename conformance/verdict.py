@@ -23,6 +23,9 @@ class Verdict:
     reason: str = ""
     seconds: float = 0.0
     extra: dict[str, str] = field(default_factory=dict)
+    # why it did not pass: deliveries | vacuous | crash | timeout | protocol | error | start |
+    # feature | bad-trace | bad-expected | unavailable | unknown-impl ("" for a pass)
+    kind: str = ""
 
     def describe(self) -> str:
         if self.verdict == "pass":
@@ -57,7 +60,15 @@ def judge(
     duplicate = tuple(sorted(d for d, n in counts.items() if n > 1))
     spurious = tuple(sorted(d for d in counts if d not in exp))
     if publishes == 0:
-        return Verdict(impl, trace_id, generator, "fail", reason="vacuous: no publish to check")
+        return Verdict(
+            impl,
+            trace_id,
+            generator,
+            "fail",
+            reason="vacuous: no publish to check",
+            seconds=seconds,
+            kind="vacuous",
+        )
     ok = not (missing or duplicate or spurious)
     return Verdict(
         impl,
@@ -70,17 +81,19 @@ def judge(
         duplicate,
         spurious,
         seconds=seconds,
+        kind="" if ok else "deliveries",
     )
 
 
 def overall(verdicts: list[Verdict]) -> str:
-    """One implementation's verdict over a trace set."""
+    """One implementation's verdict over a trace set: fail if any trace fails, else unknown if
+    any is unknown, else pass if something was checked (all skipped: skipped)."""
     if not verdicts or all(v.verdict == "skipped" for v in verdicts):
         return "skipped"
     if any(v.verdict == "fail" for v in verdicts):
         return "fail"
-    if sum(v.checked for v in verdicts) == 0:
-        return "fail"
     if any(v.verdict == "unknown" for v in verdicts):
         return "unknown"
+    if sum(v.checked for v in verdicts) == 0:
+        return "fail"  # passes that checked nothing prove nothing
     return "pass"

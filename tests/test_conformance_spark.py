@@ -5,6 +5,7 @@ command end to end."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,12 @@ from conformance.runner import run_traces
 from conformance.spark_generate import generate_trace_set
 from conformance.spark_oracle import spark_expected
 from conformance.traceio import read_expected, read_trace, write_trace
+from conformance.verdict import Verdict
 from reference.oracle import expected_deliveries
 from tests.spark_fixtures import spark
 
 __all__ = ["spark"]
+FAULTY = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
 pytestmark = pytest.mark.spark
 
 
@@ -45,25 +48,37 @@ def test_both_oracles_agree_on_every_generator(spark: Any, tmp_path: Path) -> No
     assert sum(len(v) for v in got.values()) > 100
 
 
+def _comparable(v: Verdict) -> Verdict:
+    return replace(v, seconds=0.0)
+
+
 def test_distributed_run_with_a_bad_trace_in_the_batch(spark: Any, tmp_path: Path) -> None:
     paths = generate_trace_set(spark, tmp_path, ["boundaries", "cutoff"], 2, 3, "tiny")
     bad = paths[0].with_name("zz-bad.ndjson")
     bad.write_text(paths[0].read_text().replace('"op":"publish"', '"op":"publsh"', 1))
-    verdicts = run_traces(["reference", "oracle-python"], [*paths, bad], spark)
-    good = [v for v in verdicts if v.trace_id != "zz-bad"]
+    drop = f"cmd:{sys.executable} {FAULTY} --mode drop"
+    impls = ["reference", "oracle-python", drop]
+    verdicts = run_traces(impls, [*paths, bad], spark, op_timeout=2.0)
+    good = [v for v in verdicts if v.trace_id != "zz-bad" and v.impl != drop]
     assert len(good) == 2 * len(paths) and all(v.verdict == "pass" for v in good)
     rejected = [v for v in verdicts if v.trace_id == "zz-bad"]
-    assert rejected and all(v.verdict == "skipped" and "line" in v.reason for v in rejected)
+    assert len(rejected) == 3
+    assert all(v.verdict == "skipped" and "zz-bad.ndjson line" in v.reason for v in rejected)
+    dropped = [v for v in verdicts if v.impl == drop and v.verdict == "fail"]
+    assert dropped and all(len(v.missing) == 1 for v in dropped)  # ran on the executors
+    sequential = run_traces(impls, [*paths, bad], None, op_timeout=2.0)
+    assert [_comparable(v) for v in verdicts] == [_comparable(v) for v in sequential]
     t = read_trace(paths[0])
     assert read_expected(paths[0].with_name(f"{t.trace_id}.expected.ndjson")) == sorted(
         expected_deliveries(t)
     )
 
 
-def test_conform_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_conform_command_end_to_end(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from pubsub_spec.cli import main
 
-    faulty = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
     code = main(
         [
             "conform",
@@ -73,15 +88,20 @@ def test_conform_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtur
             "1",
             "--profile",
             "small",
+            "--generators",
+            "uniform,churn,partial-lenient",
             "--impls",
             "reference,oracle-python",
             "--impl",
-            f"{sys.executable} {faulty} --mode drop",
+            f"{sys.executable} {FAULTY} --mode drop",
         ]
     )
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 1  # the faulty implementation fails
     assert "reference" in out and "fail" in out and "missing" in out
+    assert "[conform" in captured.err and "runs done" in captured.err  # progress
+    assert spark.sparkContext._jsc is not None  # the caller's session is left running
     md = (tmp_path / "report.md").read_text()
     assert "| reference | pass |" in md and "| oracle-python | pass |" in md
     assert "smallest failing trace" in md and list((tmp_path / "shrunk").glob("*.ndjson"))

@@ -22,3 +22,26 @@ def test_builtin_implementations_pass_the_vectors(impl: str) -> None:
     verdicts = run(impl)
     assert overall(verdicts) == "pass", [v.describe() for v in verdicts if v.verdict != "pass"]
     assert sum(v.checked for v in verdicts) > 100
+
+
+def test_index_lists_every_vector_with_what_it_needs() -> None:
+    import json
+
+    from conformance.adapter import required_features
+    from conformance.run_vectors import list_traces
+    from conformance.traceio import read_expected, read_trace
+
+    index = json.loads((VECTORS / "index.json").read_text())
+    listed = {e["trace"] for e in index}
+    on_disk = {p.name for p in VECTORS.glob("*.ndjson") if ".expected." not in p.name}
+    assert listed == on_disk and [p.name for p in list_traces(VECTORS)] == [
+        e["trace"] for e in index
+    ]
+    assert {e["profile"] for e in index} == {"tiny", "small"}
+    features: set[str] = set()
+    for e in index:
+        trace = read_trace(VECTORS / e["trace"])
+        assert len(read_expected(VECTORS / e["expected"])) == e["deliveries"]
+        assert e["publishes"] > 0 and e["deliveries"] > 0, e["trace"]
+        features |= required_features(trace)
+    assert features == {"strict", "lenient", "churn", "multi-schema"}

@@ -1,20 +1,37 @@
-"""A FAULTY outside implementation, to show what the suite reports. Correct brute-force
-matching, broken on purpose by --mode:
-  drop     omits one delivery (the first one of the third publish that has any)
-  twice    sends one delivery twice
-  hang     stops answering at the fifth op
-  crash    exits at the fifth op
-  garbage  prints a line that is not JSON at the fifth op
-  none     behaves (a correct Python implementation)
+"""A FAULTY outside implementation, to show what the suite reports (conformance/PROTOCOL.md).
+
+Standard library only. Matching is correct brute force; the fault is chosen with `--mode` or
+the environment variable PUBSUB_FAULT (the flag wins), at the op given by `--at` or
+PUBSUB_FAULT_AT (default 5; ops count from 1):
+
+  none              behaves: a correct Python implementation
+  drop              omits one delivery (the first of the third publish that has any)
+  twice             sends one delivery twice (same publish)
+  spurious          also delivers that publish to a subscription that does not match it
+  hang              stops answering at op AT
+  crash             exits with status 7 at op AT
+  garbage           prints a line that is not JSON at op AT
+  wrong-ack         acknowledges op AT with the wrong seq
+  error-definite    answers op AT with an error that says it certainly did not happen
+  error-indefinite  answers op AT with an error that says it may have happened
+  chatty            writes 1 MiB to stderr at op AT, then behaves (must still pass)
+
+  python3 faulty.py --mode drop      or      PUBSUB_FAULT=drop python3 faulty.py
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any
+
+MODES = (
+    "none", "drop", "twice", "spurious", "hang", "crash", "garbage", "wrong-ack",
+    "error-definite", "error-indefinite", "chatty",
+)  # fmt: skip
 
 
 def out(obj: dict[str, Any]) -> None:
@@ -22,10 +39,27 @@ def out(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", default="none")
-    mode = ap.parse_args().mode
+def matching(subs: dict[str, dict[str, Any]], event: dict[str, Any], strict: bool) -> list[str]:
+    values = event["values"]
+    return [
+        sid
+        for sid, s in sorted(subs.items())
+        if s["schema"] == event["schema"]
+        and all(
+            (a in values and lo <= values[a] <= hi) or (a not in values and not strict)
+            for a, (lo, hi) in s["predicates"].items()
+        )
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--mode", choices=MODES, default=os.environ.get("PUBSUB_FAULT", "none"))
+    ap.add_argument("--at", type=int, default=int(os.environ.get("PUBSUB_FAULT_AT", "5")))
+    args = ap.parse_args(argv)
+    mode, at = args.mode, args.at
+    if mode not in MODES:
+        ap.error(f"unknown mode {mode!r}")
     subs: dict[str, dict[str, Any]] = {}
     strict = True
     ops = publishes_with_hits = 0
@@ -33,19 +67,33 @@ def main() -> int:
         m = json.loads(line)
         if m["type"] == "init":
             strict = m["semantics"]["matching"] != "lenient"
-            out({"type": "init_ok", "features": ["strict", "lenient", "churn", "multi-schema"]})
+            feats = ["strict", "lenient", "churn", "multi-schema"]
+            out({"type": "init_ok", "features": feats, "name": f"faulty-{mode}"})
             continue
         if m["type"] == "end":
             out({"type": "end_ok"})
             return 0
         ops += 1
-        if ops == 5 and mode == "hang":
-            time.sleep(3600)
-        if ops == 5 and mode == "crash":
-            sys.exit(7)
-        if ops == 5 and mode == "garbage":
-            print("this is not json")
-            sys.stdout.flush()
+        seq = m["seq"]
+        if ops == at:
+            if mode == "hang":
+                time.sleep(3600)
+            if mode == "crash":
+                print(f"faulty: crashing on purpose at op seq {seq}", file=sys.stderr)
+                return 7
+            if mode == "garbage":
+                print("this is not json", flush=True)
+            if mode == "chatty":
+                sys.stderr.write(("x" * 1023 + "\n") * 1024)
+                sys.stderr.flush()
+            if mode.startswith("error-"):
+                definite = mode == "error-definite"
+                out({"type": "error", "seq": seq, "code": "abort" if definite else "timeout",
+                     "definite": definite, "text": "faulty on purpose"})  # fmt: skip
+                continue
+            if mode == "wrong-ack":
+                out({"type": "ack", "seq": seq + 1000})
+                continue
         op = m["op"]
         if op == "subscribe":
             subs[m["id"]] = m
@@ -56,25 +104,20 @@ def main() -> int:
             for sid in [s for s, x in subs.items() if x["subscriber"] in gone]:
                 del subs[sid]
         elif op == "publish":
-            hits = [
-                sid
-                for sid, s in sorted(subs.items())
-                if s["schema"] == m["schema"]
-                and all(
-                    (a not in m["values"] and not strict)
-                    or (a in m["values"] and lo <= m["values"][a] <= hi)
-                    for a, (lo, hi) in s["predicates"].items()
-                )
-            ]
+            hits = matching(subs, m, strict)
             if hits:
                 publishes_with_hits += 1
+            faulty_here = publishes_with_hits == 3 and bool(hits)
             for i, sid in enumerate(hits):
-                if mode == "drop" and publishes_with_hits == 3 and i == 0:
+                if mode == "drop" and faulty_here and i == 0:
                     continue
                 out({"type": "deliver", "event": m["id"], "sub": sid})
-                if mode == "twice" and publishes_with_hits == 3 and i == 0:
+                if mode == "twice" and faulty_here and i == 0:
                     out({"type": "deliver", "event": m["id"], "sub": sid})
-        out({"type": "ack", "seq": m["seq"]})
+            if mode == "spurious" and faulty_here:
+                misses = sorted(set(subs) - set(hits)) or ["never-subscribed"]
+                out({"type": "deliver", "event": m["id"], "sub": misses[0]})
+        out({"type": "ack", "seq": seq})
     return 0
 
 

@@ -1,11 +1,14 @@
 // A correct outside implementation of the conformance protocol (conformance/PROTOCOL.md), in
 // Go with the standard library only: it keeps the active subscriptions and matches every
 // published event against all of them (brute force). It shows the protocol is language-neutral.
+//
+//	go build -o /tmp/bruteforce . && python -m conformance.run_vectors --impl /tmp/bruteforce
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"sort"
 )
@@ -41,12 +44,13 @@ func main() {
 	for in.Scan() {
 		var m msg
 		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
+			fmt.Fprintln(os.Stderr, "bruteforce: bad input line:", err)
 			os.Exit(3)
 		}
 		switch m.Type {
 		case "init":
 			strict = m.Semantics.Matching != "lenient"
-			enc.Encode(map[string]any{"type": "init_ok", "features": []string{"strict", "lenient", "churn", "multi-schema"}})
+			enc.Encode(map[string]any{"type": "init_ok", "features": []string{"strict", "lenient", "churn", "multi-schema"}, "name": "go-bruteforce"})
 		case "op":
 			switch m.Op {
 			case "subscribe":

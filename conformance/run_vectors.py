@@ -1,0 +1,106 @@
+"""Run an implementation on a directory of vectors, without Spark.
+
+  python -m conformance.run_vectors --impl "CMD ARGS" [DIR_OR_FILE ...]
+  python -m conformance.run_vectors --builtin reference [DIR_OR_FILE ...]
+
+DIR defaults to the committed corpus `conformance/vectors/`. A directory's traces are those
+listed in its `index.json` (key `trace`, or a trace-set index with `traces[].trace`) or, without
+one, every `*.ndjson` that is not `*.expected.ndjson`. Each trace `X.ndjson` is compared with
+`X.expected.ndjson` (with the Python oracle where there is none). A malformed trace or expected
+file is reported as rejected, naming file, line and field, and the others still run.
+
+Prints one line per trace and a summary; `--report DIR` also writes report.md / report.html,
+`--json FILE` the verdicts as JSON. Exit status: 0 when the implementation passes, 1 when it
+fails, is unknown or checked nothing, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from conformance.impls import builtin, outside
+from conformance.runner import run_traces
+from conformance.verdict import Verdict, overall
+
+VECTORS = Path(__file__).with_name("vectors")
+
+
+def list_traces(target: Path) -> list[Path]:
+    """The trace files of a directory (index.json order, else sorted) or the file itself."""
+    if target.is_file():
+        return [target]
+    index = target / "index.json"
+    if index.is_file():
+        data = json.loads(index.read_text(encoding="utf-8"))
+        entries = data["traces"] if isinstance(data, dict) else data
+        return [target / str(e["trace"]) for e in entries]
+    return sorted(
+        p for p in target.glob("*.ndjson") if not p.name.endswith(".expected.ndjson")
+    )
+
+
+def run_vectors(
+    impl: str,
+    targets: Sequence[Path] = (VECTORS,),
+    op_timeout: float = 5.0,
+    total_timeout: float = 120.0,
+    echo: bool = False,
+) -> list[Verdict]:
+    """One verdict per trace of `targets` for `impl` (a built-in name or `cmd:COMMAND`)."""
+    paths = [p for t in targets for p in list_traces(Path(t))]
+
+    def show(done: int, total: int, v: Verdict) -> None:
+        if echo:
+            print(f"[{done:>3}/{total}] {v.trace_id:<32} {v.describe()}", flush=True)
+
+    return run_traces([impl], paths, None, op_timeout, total_timeout, progress=show)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m conformance.run_vectors",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--impl", metavar="CMD", help="command line of an outside implementation")
+    who.add_argument("--builtin", metavar="NAME", help=f"one of {', '.join(builtin())}")
+    p.add_argument("--op-timeout", type=float, default=5.0, help="seconds per op (default 5)")
+    p.add_argument("--total-timeout", type=float, default=120.0, help="seconds per trace")
+    p.add_argument("--report", metavar="DIR", help="also write report.md and report.html here")
+    p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON")
+    p.add_argument("targets", nargs="*", metavar="DIR_OR_FILE", default=[str(VECTORS)])
+    a = p.parse_args(argv)
+    if a.builtin is not None and a.builtin not in builtin():
+        p.error(f"unknown built-in implementation {a.builtin!r}")
+    missing = [t for t in a.targets if not Path(t).exists()]
+    if missing:
+        p.error(f"no such file or directory: {', '.join(missing)}")
+    impl = outside(a.impl) if a.impl else (a.builtin or "reference")
+    verdicts = run_vectors(impl, [Path(t) for t in a.targets], a.op_timeout, a.total_timeout, True)
+    verdict = overall(verdicts)
+    passed = sum(v.verdict == "pass" for v in verdicts)
+    rejected = sum(v.kind in ("bad-trace", "bad-expected") for v in verdicts)
+    print(
+        f"{impl}: {verdict} ({passed}/{len(verdicts)} traces pass, {rejected} rejected, "
+        f"{sum(v.checked for v in verdicts)} publishes checked)"
+    )
+    if a.report:
+        from conformance.report import write_report
+
+        note = f"Vectors: {', '.join(a.targets)}; implementation `{impl}`."
+        print(f"report: {write_report(Path(a.report), verdicts, 'Conformance vectors', [note])}")
+    if a.json:
+        Path(a.json).write_text(
+            json.dumps([asdict(v) for v in verdicts], indent=1) + "\n", encoding="utf-8"
+        )
+    return 0 if verdict == "pass" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
