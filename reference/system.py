@@ -10,15 +10,12 @@ and survive leaves and failures (§3.6). All of it runs on one deterministic eve
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 
 from reference.config import SystemConfig
-from reference.cutoff import choose_h, segments
 from reference.dht import PastryRing, sha1_id
 from reference.engine import Engine
 from reference.lnrt import LeafNodeRoutingTable
@@ -36,9 +33,10 @@ from reference.messages import (
     size_of,
 )
 from reference.metrics import Metrics
-from reference.model import Attribute, Event, MatchMode, Predicate, Schema, Subscription, qualified
+from reference.model import Attribute, Event, MatchMode, Schema, Subscription, qualified
 from reference.network import LatencyModel
 from reference.oracle import Delivery
+from reference.points import stored_points
 from reference.probes import jump_back, random_leaf_level, rnd_region_probe
 from reference.space import Square, TargetArea, target_area
 from reference.tree import StoredPoint, TreeNode, identifier
@@ -245,38 +243,8 @@ class PubSubSystem:
 
     # -- subscription installation (§3.3, Program 3.2) -------------------------------------
     def _stored_points(self, sub: Subscription, seq: int) -> tuple[StoredPoint, ...]:
-        # "randomly chooses an attribute out of the attributes specified" (§3.3, line 8)
-        base = self.rng.choice(sorted(p.attribute for p in sub.predicates))
-        q = qualified(sub.schema, base)
-        attr, square = self.attrs[q], self.squares[q]
-        pred = sub.predicate(base)
-        assert pred is not None
-        lo, hi = pred.lo, pred.hi
-        r = self.config.widening_of(q)
-        if r:
-            # range widening [v1 - r, v2 + r] against endless splits (§3.3), kept in the domain
-            lo, hi = max(attr.min, lo - r), min(attr.max, hi + r)
-            if attr.type == "int":
-                lo, hi = math.floor(lo), math.ceil(hi)
-        stored = replace(
-            sub,
-            predicates=tuple(
-                Predicate(p.attribute, lo, hi) if p.attribute == base else p for p in sub.predicates
-            ),
-        )
-        c = self.config.cutoff_of(q)
-        h: int | float = 0
-        if c is not None and Fraction(hi) - Fraction(lo) > Fraction(c):
-            fixed = dict(self.config.cutoff_h).get(q)
-            h = (
-                fixed
-                if fixed is not None
-                else choose_h(c, attr.type, self.rng, self.config.h_low_fraction)
-            )  # §3.5
-        return tuple(
-            StoredPoint(stored, base, seg, square.point_path(seg.lo, seg.hi), seq)
-            for seg in segments(lo, hi, c, h)
-        )
+        # base attribute and h from the subscription's own generator (decision D-POINTS)
+        return stored_points(sub, seq, self.seed, self.config, self.attrs, self.squares)
 
     def subscribe(self, sub: Subscription, seq: int) -> None:
         peer = self.peers[self.pid_of[sub.subscriber]]

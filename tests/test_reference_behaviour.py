@@ -109,3 +109,27 @@ def test_failures_beyond_the_replication_bound_lose_points() -> None:
     """With k = 0 a failed home takes its leaves' points with it: the oracle notices."""
     result, c = run_and_compare(_churn_trace(tuple(f"n{i}" for i in range(1, 9)), k=0))
     assert result.metrics.points_lost > 0 and c.missed
+
+
+def test_stored_points_do_not_depend_on_unrelated_traffic() -> None:
+    """Decision D-POINTS: base attribute and h come from the subscription's own generator."""
+    cfg = SystemConfig(cutoff=(("s/a", 10.0),))
+    mine = [
+        Subscription(f"w{i}", "n0", "s", (Predicate("a", 5.0, 80.0), Predicate("b", 0, 10)))
+        for i in range(6)  # base a or b: the choice of §3.3
+    ] + [Subscription("h", "n0", "s", (Predicate("a", 2.0, 95.0),))]  # base a: h of §3.5
+
+    def points_after(noise: int) -> list[tuple[str, object, object]]:
+        sys = PubSubSystem((S,), "strict", cfg, 7, [f"n{i}" for i in range(8)])
+        for i in range(noise):  # unrelated subscriptions and events, each drawing randomness
+            sub = Subscription(f"x{i}", "n1", "s", (Predicate("a", 1.0, 90.0),))
+            sys.subscribe(sub, i + 1)
+            sys.publish(Event(f"e{i}", "n2", "s", (("a", 3.0), ("b", 1))), 100 + i)
+        for j, sub in enumerate(mine):
+            sys.subscribe(sub, 50 + j)
+        sys.run_to_quiescence()
+        return [(p.base, p.segment.lo, p.segment.hi) for s in mine for p in sys.subs[s.id].points]
+
+    quiet = points_after(0)
+    assert quiet == points_after(3) == points_after(9)
+    assert {base for base, _, _ in quiet} == {"a", "b"}
