@@ -17,7 +17,10 @@ def test_corpus_is_reproducible(tmp_path: Path) -> None:
         assert (VECTORS / path.name).read_bytes() == path.read_bytes(), path.name
 
 
-@pytest.mark.parametrize("impl", ["reference", "reference-multicast", "oracle-python"])
+BUILTIN = ["reference", "reference-multicast", "oracle-python", "oracle-indexed", "reference-array"]
+
+
+@pytest.mark.parametrize("impl", BUILTIN)
 def test_builtin_implementations_pass_the_vectors(impl: str) -> None:
     verdicts = run(impl)
     assert overall(verdicts) == "pass", [v.describe() for v in verdicts if v.verdict != "pass"]
