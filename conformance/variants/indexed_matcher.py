@@ -1,10 +1,21 @@
 """An indexed matcher: subscriptions as columns of numpy arrays (one lo/hi/present column per
-attribute), matched against an event with vectorised comparisons instead of one predicate at a
-time. Used as a fast oracle (`oracle-indexed`) and, through `match`, where a leaf matches.
+attribute) plus a bucketed bitset index, used as a fast oracle (`oracle-indexed`) and, through
+`match`, wherever a set of subscriptions is matched against events.
+
+The index: each attribute's domain is cut into BUCKETS equal buckets [e_b, e_b+1]; for each
+bucket a packed bitset over the indexed subscriptions says who passes the attribute for *every*
+value of the bucket (no predicate on it, or lo <= e_b and hi >= e_b+1: `sure`), and a short list
+names who may pass for *some* value but not all (a bound inside the bucket: `border`). An event
+ANDs one sure bitset per attribute: those match without a look at their bounds. A subscription
+that matches but is not sure for every attribute is on the border list of the attribute where it
+is not; only the border lists of the event's buckets are checked exactly against the columns.
+Subscriptions added since the last build are scanned by brute force over the columns; the index
+is rebuilt when that tail grows past a quarter of it.
 It must deliver exactly what the brute-force oracle delivers (tests/test_variants.py)."""
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import numpy as np
@@ -14,10 +25,14 @@ from reference.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 from reference.oracle import Delivery
 
 EXACT = float(2**53)  # integers beyond this are not exact in float64
+BUCKETS = 1024
+CHUNK = 64  # buckets per step of the build (bounds the temporary boolean matrices)
+MIN_INDEX = 256  # below this many subscriptions a scan of the columns is as fast
 
 
 class IndexedMatcher:
-    def __init__(self, schema: Schema, mode: MatchMode) -> None:
+    def __init__(self, schema: Schema, mode: MatchMode, min_index: int = MIN_INDEX) -> None:
+        self.min_index = min_index
         self.schema = schema
         self.mode = mode
         self.attrs = [a.name for a in schema.attributes]
@@ -32,6 +47,15 @@ class IndexedMatcher:
         self.slot: dict[str, int] = {}
         self.subscriber: list[str] = []
         self._id_array: Any = np.array([], dtype=object)
+        self._indexed = 0  # subscriptions [0, _indexed) are in the bucket index
+        self._edges = [
+            np.linspace(float(a.min), float(a.max), BUCKETS + 1) for a in schema.attributes
+        ]
+        self._edge_list = [e.tolist() for e in self._edges]  # bisect is cheaper per value
+        self._sure: list[Any] = []  # per attribute: (BUCKETS, bytes) packed bitsets
+        self._border: list[list[Any]] = []  # per attribute, per bucket: subscription numbers
+        self._nohas: list[Any] = []  # per attribute: packed bitset of "no predicate on it"
+        self._alive_bits: Any = np.zeros(0, dtype=np.uint8)
 
     def _grow(self) -> None:
         cap = self.alive.size * 2
@@ -58,42 +82,108 @@ class IndexedMatcher:
             k = self.attrs.index(p.attribute)
             self.lo[k, i], self.hi[k, i], self.has[k, i] = float(p.lo), float(p.hi), True
         self.alive[i] = True
-        self.ids.append(sub.id)
+        # the matcher's own copy of the id, allocated next to the others: a match returns
+        # thousands of ids, and touching them where they lie together is cheaper (measured
+        # 0.41 -> 0.30 ms/event at 100,000 subscriptions)
+        self.ids.append((sub.id + " ")[:-1])
         self.subscriber.append(sub.subscriber)
         self.slot[sub.id] = i
 
     def remove(self, sub_id: str) -> None:
-        self.alive[self.slot.pop(sub_id)] = False
+        i = self.slot.pop(sub_id)
+        self.alive[i] = False
+        if i < self._indexed:
+            self._alive_bits[i >> 3] &= np.uint8(0xFF ^ (0x80 >> (i & 7)))
 
     def remove_subscriber(self, nodes: set[str]) -> None:
         for sid, i in list(self.slot.items()):
             if self.subscriber[i] in nodes:
                 self.remove(sid)
 
-    def match(self, event: Event) -> list[str]:
+    def build(self) -> None:
+        """(Re)build the bucket index over every subscription added so far."""
         n = self.n
-        ok = self.alive[:n].copy()
-        tmp = np.empty(n, dtype=bool)
-        values = dict(event.values)
+        self._sure, self._border, self._nohas = [], [], []
+        for k, edges in enumerate(self._edges):
+            lo, hi, has = self.lo[k, None, :n], self.hi[k, None, :n], self.has[k, None, :n]
+            sure = np.empty((BUCKETS, (n + 7) // 8), dtype=np.uint8)
+            border: list[Any] = []
+            for c in range(0, BUCKETS, CHUNK):
+                e0, e1 = edges[c : c + CHUNK, None], edges[c + 1 : c + CHUNK + 1, None]
+                all_of = ~has | ((lo <= e0) & (hi >= e1))
+                some_of = ~has | ((lo <= e1) & (hi >= e0))
+                sure[c : c + CHUNK] = np.packbits(all_of, axis=1)
+                border.extend(np.flatnonzero(row) for row in some_of & ~all_of)
+            self._sure.append(sure)
+            self._border.append(border)
+            self._nohas.append(np.packbits(~has[0]))
+        self._alive_bits = np.packbits(self.alive[:n])
+        self._indexed = n
+
+    def _scan(self, values: dict[str, float], start: int, stop: int) -> Any:
+        """Brute force over the columns of subscriptions [start, stop): a boolean mask."""
+        ok = self.alive[start:stop].copy()
         for k, name in enumerate(self.attrs):
             if name in values:
-                v = float(values[name])
-                np.less_equal(self.lo[k, :n], v, out=tmp)
-                ok &= tmp
-                np.greater_equal(self.hi[k, :n], v, out=tmp)
-                ok &= tmp
+                v = values[name]
+                ok &= (self.lo[k, start:stop] <= v) & (self.hi[k, start:stop] >= v)
             elif self.mode == "strict":
-                np.logical_not(self.has[k, :n], out=tmp)
-                ok &= tmp
+                ok &= ~self.has[k, start:stop]
+        return ok
+
+    def _scan_rows(self, values: dict[str, float], rows: Any) -> Any:
+        """Brute force over the given subscription numbers: a boolean mask."""
+        ok = self.alive[rows]
+        for k, name in enumerate(self.attrs):
+            if name in values:
+                v = values[name]
+                ok &= self.lo[k][rows] <= v
+                ok &= self.hi[k][rows] >= v
+            elif self.mode == "strict":
+                ok &= ~self.has[k][rows]
+        return ok
+
+    def _bucket(self, k: int, v: float) -> int | None:
+        edges = self._edge_list[k]
+        if not edges[0] <= v <= edges[-1]:
+            return None  # outside the domain: no bucket, scan instead
+        return min(bisect.bisect_right(edges, v) - 1, BUCKETS - 1)
+
+    def match(self, event: Event) -> list[str]:
+        n = self.n
+        if n - self._indexed > max(self.min_index, self._indexed // 4):
+            self.build()
+        ni = self._indexed
+        values = {a: float(v) for a, v in event.values}
+        found = [(k, self._bucket(k, values[a])) for k, a in enumerate(self.attrs) if a in values]
+        buckets = [(k, b) for k, b in found if b is not None]
+        if ni == 0 or len(buckets) < len(found):
+            idx = np.flatnonzero(self._scan(values, 0, n))
+        else:
+            sure = self._alive_bits.copy()
+            present = dict(buckets)
+            for k in range(len(self.attrs)):
+                if k in present:
+                    sure &= self._sure[k][present[k]]
+                elif self.mode == "strict":
+                    sure &= self._nohas[k]
+            check = np.concatenate([self._border[k][b] for k, b in buckets] or [np.zeros(0, int)])
+            if check.size:  # exactly, on every attribute (duplicates in `check` are harmless)
+                check = check[self._scan_rows(values, check)]
+            ok = np.empty(n, dtype=bool)
+            ok[:ni] = np.unpackbits(sure, count=ni).view(bool)
+            ok[check] = True
+            ok[ni:] = self._scan(values, ni, n)
+            idx = ok
         if len(self._id_array) != n:
             self._id_array = np.array(self.ids, dtype=object)
-        result: list[str] = self._id_array[ok].tolist()
+        result: list[str] = self._id_array[idx].tolist()  # indices or a mask of length n
         return result
 
 
-def indexed_expected(trace: Trace) -> list[Delivery]:
+def indexed_expected(trace: Trace, min_index: int = MIN_INDEX) -> list[Delivery]:
     """The oracle's deliveries, computed with one IndexedMatcher per schema."""
-    matchers = {s.name: IndexedMatcher(s, trace.matching) for s in trace.schemas}
+    matchers = {s.name: IndexedMatcher(s, trace.matching, min_index) for s in trace.schemas}
     where: dict[str, str] = {}
     out: list[Delivery] = []
     for op in trace.ops:
