@@ -11,11 +11,9 @@ from typing import Any
 
 import pytest
 
-from conformance.generators import GENERATORS
 from conformance.runner import run_traces
 from conformance.spark_generate import generate_trace_set
-from conformance.spark_oracle import spark_expected
-from conformance.traceio import read_expected, read_trace, write_trace
+from conformance.traceio import read_expected, read_trace
 from conformance.verdict import Verdict
 from reference.oracle import expected_deliveries
 from tests.spark_fixtures import spark
@@ -25,27 +23,7 @@ FAULTY = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "
 pytestmark = pytest.mark.spark
 
 
-def test_generation_does_not_depend_on_partitioning(spark: Any, tmp_path: Path) -> None:
-    a = generate_trace_set(spark, tmp_path / "a", ["uniform", "churn"], 3, 5, "tiny", partitions=1)
-    b = generate_trace_set(spark, tmp_path / "b", ["uniform", "churn"], 3, 5, "tiny", partitions=3)
-    assert [p.name for p in a] == [p.name for p in b]
-    assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a, b, strict=True))
-    assert (tmp_path / "a" / "parquet").is_dir()
-
-
-def test_both_oracles_agree_on_every_generator(spark: Any, tmp_path: Path) -> None:
-    traces = []
-    for gen in GENERATORS.values():
-        for profile in ("tiny", "small"):
-            for i in range(2):
-                t = gen(11, i, profile)
-                write_trace(t, tmp_path / f"{t.trace_id}.ndjson")
-                traces.append(t)
-    got = spark_expected(spark, [str(p) for p in sorted(tmp_path.glob("*.ndjson"))])
-    for t in traces:
-        want = sorted((d.event_id, d.sub_id) for d in expected_deliveries(t))
-        assert got.get(t.trace_id, []) == want, t.trace_id
-    assert sum(len(v) for v in got.values()) > 100
+# generation per partitioning and the agreement of both oracles: tests/test_spark_pipeline.py
 
 
 def _comparable(v: Verdict) -> Verdict:
