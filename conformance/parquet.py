@@ -32,41 +32,51 @@ from reference.ops import Trace
 
 HEADER_DIR = "header"
 OPS_DIR = "ops"
-HEADER_COLUMNS = (
-    "trace_id",
-    "format",
-    "version",
-    "seed",
-    "generator",
-    "matching",
-    "initial_nodes",
-    "schemas_json",
-    "config_json",
+# Each table defined once, as (column, Spark SQL type); the column tuples, the Spark DDL
+# (spark_generate writes the tables with Spark) and the Arrow schema are derived from it.
+HEADER_TABLE = (
+    ("trace_id", "STRING"),
+    ("format", "STRING"),
+    ("version", "INT"),
+    ("seed", "BIGINT"),
+    ("generator", "STRING"),
+    ("matching", "STRING"),
+    ("initial_nodes", "BIGINT"),
+    ("schemas_json", "STRING"),
+    ("config_json", "STRING"),
 )
-OPS_COLUMNS = (
-    "trace_id",
-    "seq",
-    "op",
-    "line",
-    "node",
-    "nodes",
-    "id",
-    "subscriber",
-    "publisher",
-    "schema",
-    "predicates_json",
-    "values_json",
+OPS_TABLE = (
+    ("trace_id", "STRING"),
+    ("seq", "BIGINT"),
+    ("op", "STRING"),
+    ("line", "BIGINT"),
+    ("node", "STRING"),
+    ("nodes", "ARRAY<STRING>"),
+    ("id", "STRING"),
+    ("subscriber", "STRING"),
+    ("publisher", "STRING"),
+    ("schema", "STRING"),
+    ("predicates_json", "STRING"),
+    ("values_json", "STRING"),
 )
-# The same tables as Spark DDL (spark_generate writes them with Spark).
-HEADER_DDL = (
-    "trace_id STRING, format STRING, version INT, seed BIGINT, generator STRING, "
-    "matching STRING, initial_nodes BIGINT, schemas_json STRING, config_json STRING"
-)
-OPS_DDL = (
-    "trace_id STRING, seq BIGINT, op STRING, line BIGINT, node STRING, nodes ARRAY<STRING>, "
-    "id STRING, subscriber STRING, publisher STRING, schema STRING, predicates_json STRING, "
-    "values_json STRING"
-)
+HEADER_COLUMNS = tuple(name for name, _ in HEADER_TABLE)
+OPS_COLUMNS = tuple(name for name, _ in OPS_TABLE)
+HEADER_DDL = ", ".join(f"{name} {kind}" for name, kind in HEADER_TABLE)
+OPS_DDL = ", ".join(f"{name} {kind}" for name, kind in OPS_TABLE)
+
+
+def _arrow_schema(table: tuple[tuple[str, str], ...]) -> Any:
+    import pyarrow as pa
+
+    types = {
+        "STRING": pa.string(),
+        "INT": pa.int32(),
+        "BIGINT": pa.int64(),
+        "ARRAY<STRING>": pa.list_(pa.string()),
+    }
+    return pa.schema([(name, types[kind]) for name, kind in table])
+
+
 # Key order of an op line, as trace_to_lines writes it.
 _OP_KEYS = {
     "join": ("node",),
@@ -156,35 +166,7 @@ def _tables(traces: Iterable[Trace]) -> tuple[Any, Any]:
         h, o = rows_from_lines(t.trace_id, trace_to_lines(t))
         headers.append(h)
         ops.extend(o)
-    header_schema = pa.schema(
-        [
-            ("trace_id", pa.string()),
-            ("format", pa.string()),
-            ("version", pa.int32()),
-            ("seed", pa.int64()),
-            ("generator", pa.string()),
-            ("matching", pa.string()),
-            ("initial_nodes", pa.int64()),
-            ("schemas_json", pa.string()),
-            ("config_json", pa.string()),
-        ]
-    )
-    ops_schema = pa.schema(
-        [
-            ("trace_id", pa.string()),
-            ("seq", pa.int64()),
-            ("op", pa.string()),
-            ("line", pa.int64()),
-            ("node", pa.string()),
-            ("nodes", pa.list_(pa.string())),
-            ("id", pa.string()),
-            ("subscriber", pa.string()),
-            ("publisher", pa.string()),
-            ("schema", pa.string()),
-            ("predicates_json", pa.string()),
-            ("values_json", pa.string()),
-        ]
-    )
+    header_schema, ops_schema = _arrow_schema(HEADER_TABLE), _arrow_schema(OPS_TABLE)
 
     def table(rows: list[tuple[Any, ...]], schema: Any) -> Any:
         cols = list(zip(*rows, strict=True)) if rows else [()] * len(schema)

@@ -32,6 +32,8 @@ LINE_SCHEMA = (
 )
 PREDICATES_TYPE = "MAP<STRING, ARRAY<DOUBLE>>"
 VALUES_TYPE = "MAP<STRING, DOUBLE>"
+# the op fields both frame readers (NDJSON lines, Parquet rows) pass on unchanged
+_OP_FIELDS = ("seq", "op", "id", "node", "nodes", "subscriber", "publisher", "schema")
 NO_END = 9223372036854775807  # BIGINT max: never unsubscribed, never departed
 
 # {heads}: tkey, trace_id, matching.  {ops}: tkey, seq, op, id, node, nodes, subscriber,
@@ -128,14 +130,7 @@ def ndjson_frames(spark: Any, paths: Sequence[str | Path]) -> tuple[Any, Any]:
     )
     ops = lines.where("format IS NULL").select(
         "tkey",
-        "seq",
-        "op",
-        "id",
-        "node",
-        "nodes",
-        "subscriber",
-        "publisher",
-        "schema",
+        *_OP_FIELDS,
         "predicates",
         F.col("`values`").alias("vals"),
     )
@@ -154,14 +149,7 @@ def parquet_frames(spark: Any, root: str | Path) -> tuple[Any, Any]:
     heads = h.select(F.col("trace_id").alias("tkey"), "trace_id", "matching")
     ops = o.select(
         F.col("trace_id").alias("tkey"),
-        "seq",
-        "op",
-        "id",
-        "node",
-        "nodes",
-        "subscriber",
-        "publisher",
-        "schema",
+        *_OP_FIELDS,
         F.from_json("predicates_json", PREDICATES_TYPE).alias("predicates"),
         F.from_json("values_json", VALUES_TYPE).alias("vals"),
     )

@@ -328,13 +328,15 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
     return trace
 
 
-def read_trace(path: str | Path) -> Trace:
-    p = Path(path)
+def _read_lines(path: str | Path) -> list[str]:
     try:
-        text = p.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(p), "(file)", f"cannot read: {e}") from None
-    return parse_trace_lines(text.splitlines(), str(p))
+        raise InputError(str(path), "(file)", f"cannot read: {e}") from None
+
+
+def read_trace(path: str | Path) -> Trace:
+    return parse_trace_lines(_read_lines(path), str(path))
 
 
 def trace_to_lines(trace: Trace) -> list[str]:
@@ -449,9 +451,4 @@ def parse_expected_lines(lines: Iterable[str], source: str = "<expected>") -> li
 
 
 def read_expected(path: str | Path) -> list[Delivery]:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(p), "(file)", f"cannot read: {e}") from None
-    return parse_expected_lines(text.splitlines(), str(p))
+    return parse_expected_lines(_read_lines(path), str(path))

@@ -11,11 +11,11 @@ What it keeps of the protocol, and how:
 - **Homes and replication** (§3.2.1, §3.6): a tree node lives on the peer numerically closest to
   hash(identifier) (reference.dht.PastryRing); a failure loses a node's points when its home
   and all k replicas fail together, exactly as `PubSubSystem._remove_peers` decides.
-- **Matching at the leaves** (§3.4.1, §3.5, decisions D-SEG and D-LENIENT): one vectorised pass
-  per event over all subscriptions of the event's schema and all points: the original predicates
-  (what the subscriber keeps, §3.3), the segment that holds the value (or segment 0 when the
-  event lacks the base attribute, lenient), points stored before the publish (D-OPS), subscriber
-  still present (D-CHURN).
+- **Matching at the leaves** (§3.4.1, §3.5, decisions D-SEG and D-LENIENT): per event, the
+  indexed matcher (`indexed_matcher.py`) gives the live subscriptions whose original predicates
+  match (what the subscriber keeps, §3.3; a departed subscriber's end, D-CHURN), then one
+  vectorised pass over the points keeps the segment that holds the value (or segment 0 when the
+  event lacks the base attribute, lenient) among the points stored before the publish (D-OPS).
 
 What it drops: messages, latencies and routing. Under decision D-OPS the reference's delivery
 set does not depend on them: a subscribe completes before any later op, unsubscribe, leave and
@@ -31,14 +31,15 @@ tests/test_array_sim.py compares deliveries, lost points and final leaves with t
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from conformance.variants.indexed_matcher import IndexedMatcher
 from reference.config import SystemConfig
 from reference.dht import PastryRing, sha1_id
-from reference.model import Attribute, Event, MatchMode, Schema, Subscription, qualified
+from reference.model import Attribute, Event, MatchMode, Subscription, qualified
 from reference.ops import (
     Fail,
     Join,
@@ -65,23 +66,21 @@ def _exact(v: float | int, where: str) -> float:
 
 
 class _Columns:
-    """Growable numpy columns, one row per subscription or per point."""
+    """Growable numpy columns, one row per stored point."""
 
-    def __init__(self, spec: dict[str, tuple[Any, Any]], width: int = 0) -> None:
+    def __init__(self, spec: dict[str, tuple[Any, Any]]) -> None:
         self.n = 0
         self._spec = spec
-        self._width = width
-        self.cols: dict[str, Any] = {}
-        for name, (dtype, fill) in spec.items():
-            shape = (64, width) if width and name in ("lo", "hi", "has") else (64,)
-            self.cols[name] = np.full(shape, fill, dtype=dtype)
+        self.cols: dict[str, Any] = {
+            name: np.full(64, fill, dtype) for name, (dtype, fill) in spec.items()
+        }
 
     def append(self) -> int:
         if self.n == len(self.cols[next(iter(self.cols))]):
             for name, (dtype, fill) in self._spec.items():
                 old = self.cols[name]
-                new = np.full((old.shape[0] * 2, *old.shape[1:]), fill, dtype=dtype)
-                new[: old.shape[0]] = old
+                new = np.full(old.size * 2, fill, dtype=dtype)
+                new[: old.size] = old
                 self.cols[name] = new
         self.n += 1
         return self.n - 1
@@ -92,12 +91,9 @@ class _Columns:
 
 @dataclass
 class _SchemaState:
-    schema: Schema
     attrs: list[str]
-    subs: _Columns  # lo, hi, has per attribute (the original predicates), subscriber, active
+    matcher: IndexedMatcher  # the original predicates (§3.3, kept by the subscriber), per sub
     points: _Columns  # sub, base, seg_lo, seg_hi, closed, first, seq, alive
-    sub_ids: list[str] = field(default_factory=list)
-    id_array: Any = None
 
 
 @dataclass
@@ -127,7 +123,6 @@ class ArraySim:
         self.ring = PastryRing(c.id_bits, c.digit_bits, c.leaf_set_size)
         self.capacity: dict[int, int] = {}
         self.pid_of: dict[str, int] = {}
-        self.alive_nodes: set[str] = set()
         self.attrs: dict[str, Attribute] = {}
         self.squares: dict[str, Square] = {}
         self.schemas: dict[str, _SchemaState] = {}
@@ -138,25 +133,13 @@ class ArraySim:
         self.point_path: list[str] = []
         self.points_of: dict[str, list[int]] = {}
         self.leaf_of = np.zeros(64, dtype=np.int64)
-        self.sub_row: dict[str, tuple[str, int]] = {}
         self.event_seq: dict[str, int] = {}
         self.points_lost = self.splits = self.overflow = 0
         self.deliveries: list[Delivery] = []
         for name in initial_node_names(trace.initial_nodes):
             self._add_peer(name)
+        self.schema_of: dict[str, str] = {}
         for s in trace.schemas:
-            names = [a.name for a in s.attributes]
-            w = len(names)
-            subs = _Columns(
-                {
-                    "lo": (np.float64, -np.inf),
-                    "hi": (np.float64, np.inf),
-                    "has": (np.bool_, False),
-                    "subscriber": (np.int64, -1),
-                    "active": (np.bool_, False),
-                },
-                width=w,
-            )
             points = _Columns(
                 {
                     "sub": (np.int64, -1),
@@ -169,14 +152,13 @@ class ArraySim:
                     "alive": (np.bool_, False),
                 }
             )
-            self.schemas[s.name] = _SchemaState(s, names, subs, points)
+            matcher = IndexedMatcher(s, trace.matching)
+            self.schemas[s.name] = _SchemaState([a.name for a in s.attributes], matcher, points)
             for a in s.attributes:
                 q = qualified(s.name, a.name)
                 self.attrs[q] = a
                 self.squares[q] = Square.of(a, c.max_depth)
                 self.root[q] = self._new_node(q, "")
-        self.subscriber_index: dict[str, int] = {}
-        self.subscriber_alive = np.zeros(64, dtype=bool)
 
     # -- peers and homes (§3.2.1, §3.6) -----------------------------------------------------
     def _add_peer(self, name: str) -> None:
@@ -185,7 +167,6 @@ class ArraySim:
         cap_rng = random.Random(f"{self.seed}:capacity:{name}")
         self.capacity[pid] = cap_rng.randint(self.config.capacity_min, self.config.capacity_max)
         self.pid_of[name] = pid
-        self.alive_nodes.add(name)
         self.ring.add(pid)
 
     def _new_node(self, qattr: str, bits: str) -> int:
@@ -225,29 +206,11 @@ class ArraySim:
             self._check_capacity(k)
 
     # -- ops --------------------------------------------------------------------------------
-    def _subscriber(self, name: str) -> int:
-        i = self.subscriber_index.get(name)
-        if i is None:
-            i = self.subscriber_index[name] = len(self.subscriber_index)
-            if i == self.subscriber_alive.size:
-                self.subscriber_alive = np.concatenate([self.subscriber_alive, np.zeros(i, bool)])
-            self.subscriber_alive[i] = name in self.alive_nodes
-        return i
-
     def subscribe(self, sub: Subscription, seq: int) -> None:
         st = self.schemas[sub.schema]
-        row = st.subs.append()
-        for p in sub.predicates:
-            k = st.attrs.index(p.attribute)
-            where = f"subscription {sub.id}"
-            st.subs.cols["lo"][row, k] = _exact(p.lo, where)
-            st.subs.cols["hi"][row, k] = _exact(p.hi, where)
-            st.subs.cols["has"][row, k] = True
-        st.subs.cols["subscriber"][row] = self._subscriber(sub.subscriber)
-        st.subs.cols["active"][row] = True
-        st.sub_ids.append(sub.id)
-        st.id_array = None
-        self.sub_row[sub.id] = (sub.schema, row)
+        row = st.matcher.n
+        st.matcher.add(sub)
+        self.schema_of[sub.id] = sub.schema
         mine: list[int] = []
         for sp in stored_points(sub, seq, self.seed, self.config, self.attrs, self.squares):
             pr = st.points.append()
@@ -270,13 +233,16 @@ class ArraySim:
             self._check_capacity(leaf)
         self.points_of[sub.id] = mine
 
+    def _kill(self, g: int) -> None:
+        """Point g is no longer stored anywhere: it matches nothing from now on."""
+        schema, pr = self.point_at[g]
+        self.schemas[schema].points.cols["alive"][pr] = False
+
     def unsubscribe(self, sub_id: str) -> None:
-        schema, row = self.sub_row[sub_id]
-        st = self.schemas[schema]
-        st.subs.cols["active"][row] = False
+        self.schemas[self.schema_of[sub_id]].matcher.remove(sub_id)
         for g in self.points_of[sub_id]:  # located as in installation, removed (§3.3.1)
             self.nodes[int(self.leaf_of[g])].points.discard(g)
-            st.points.cols["alive"][self.point_at[g][1]] = False
+            self._kill(g)
 
     def join(self, name: str) -> None:
         self._add_peer(name)  # ready at once (decision V-READY)
@@ -301,36 +267,25 @@ class ArraySim:
                 lost.append(n)
         for pid in sorted(gone):
             self.ring.remove(pid)
-        for name in names:
-            self.alive_nodes.discard(name)
-            i = self.subscriber_index.get(name)
-            if i is not None:
-                self.subscriber_alive[i] = False
+        for st in self.schemas.values():  # their subscriptions end (D-CHURN)
+            st.matcher.remove_subscriber(set(names))
         for n in lost:  # all k+1 copies gone: the points are lost
             node = self.nodes[n]
             self.points_lost += len(node.points)
             for g in node.points:
-                schema, pr = self.point_at[g]
-                self.schemas[schema].points.cols["alive"][pr] = False
+                self._kill(g)
             node.points = set()
         for n in moved:
             self._check_capacity(n)
 
     def publish(self, event: Event, seq: int) -> None:
         st = self.schemas[event.schema]
-        if st.subs.n == 0:
+        if st.matcher.n == 0:
             return
+        # live subscriptions whose original predicates match (§3.3, subscriber side)
+        ok = st.matcher.match_mask(event)
         values = dict(event.values)
-        subs = st.subs
-        ok = subs["active"] & self.subscriber_alive[subs["subscriber"]]
-        ev = np.full(len(st.attrs), np.nan)
-        for k, name in enumerate(st.attrs):  # the original predicates (§3.3, subscriber side)
-            if name in values:
-                v = _exact(values[name], f"event {event.id}")
-                ev[k] = v
-                ok &= (subs["lo"][:, k] <= v) & (subs["hi"][:, k] >= v)
-            elif self.matching == "strict":
-                ok &= ~subs["has"][:, k]
+        ev = np.array([float(values[a]) if a in values else np.nan for a in st.attrs])
         pts = st.points
         cand = pts["alive"] & (pts["seq"] < seq) & ok[pts["sub"]]
         if not cand.any():
@@ -341,11 +296,9 @@ class ArraySim:
         with np.errstate(invalid="ignore"):
             inside = (lo <= v) & np.where(closed, v <= hi, v < hi)  # D-SEG: half-open segments
         in_seg = np.where(np.isnan(v), pts["first"][idx], inside)  # D-LENIENT: segment 0
-        rows = pts["sub"][idx[in_seg]]
-        if st.id_array is None:
-            st.id_array = np.array(st.sub_ids, dtype=object)
         eid = event.id
-        self.deliveries.extend(Delivery(eid, s) for s in st.id_array[rows].tolist())
+        ids = st.matcher.ids_of(pts["sub"][idx[in_seg]])
+        self.deliveries.extend(Delivery(eid, s) for s in ids)
 
     def result(self) -> ArraySimResult:
         leaves = frozenset((n.qattr, n.bits) for n in self.nodes if n.children is None)

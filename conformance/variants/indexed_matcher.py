@@ -150,6 +150,18 @@ class IndexedMatcher:
         return min(bisect.bisect_right(edges, v) - 1, BUCKETS - 1)
 
     def match(self, event: Event) -> list[str]:
+        """The ids of the live subscriptions the event matches, in the order they were added."""
+        return self.ids_of(self.match_mask(event))
+
+    def ids_of(self, rows: Any) -> list[str]:
+        """The ids of subscription numbers (an index array, or a boolean mask of length n)."""
+        if len(self._id_array) != self.n:
+            self._id_array = np.array(self.ids, dtype=object)
+        result: list[str] = self._id_array[rows].tolist()
+        return result
+
+    def match_mask(self, event: Event) -> Any:
+        """A boolean mask over subscription numbers 0..n-1: live and matched by the event."""
         n = self.n
         if n - self._indexed > max(self.min_index, self._indexed // 4):
             self.build()
@@ -158,27 +170,22 @@ class IndexedMatcher:
         found = [(k, self._bucket(k, values[a])) for k, a in enumerate(self.attrs) if a in values]
         buckets = [(k, b) for k, b in found if b is not None]
         if ni == 0 or len(buckets) < len(found):
-            idx = np.flatnonzero(self._scan(values, 0, n))
-        else:
-            sure = self._alive_bits.copy()
-            present = dict(buckets)
-            for k in range(len(self.attrs)):
-                if k in present:
-                    sure &= self._sure[k][present[k]]
-                elif self.mode == "strict":
-                    sure &= self._nohas[k]
-            check = np.concatenate([self._border[k][b] for k, b in buckets] or [np.zeros(0, int)])
-            if check.size:  # exactly, on every attribute (duplicates in `check` are harmless)
-                check = check[self._scan_rows(values, check)]
-            ok = np.empty(n, dtype=bool)
-            ok[:ni] = np.unpackbits(sure, count=ni).view(bool)
-            ok[check] = True
-            ok[ni:] = self._scan(values, ni, n)
-            idx = ok
-        if len(self._id_array) != n:
-            self._id_array = np.array(self.ids, dtype=object)
-        result: list[str] = self._id_array[idx].tolist()  # indices or a mask of length n
-        return result
+            return self._scan(values, 0, n)
+        sure = self._alive_bits.copy()
+        present = dict(buckets)
+        for k in range(len(self.attrs)):
+            if k in present:
+                sure &= self._sure[k][present[k]]
+            elif self.mode == "strict":
+                sure &= self._nohas[k]
+        check = np.concatenate([self._border[k][b] for k, b in buckets] or [np.zeros(0, int)])
+        if check.size:  # exactly, on every attribute (duplicates in `check` are harmless)
+            check = check[self._scan_rows(values, check)]
+        ok = np.empty(n, dtype=bool)
+        ok[:ni] = np.unpackbits(sure, count=ni).view(bool)
+        ok[check] = True
+        ok[ni:] = self._scan(values, ni, n)
+        return ok
 
 
 def indexed_expected(trace: Trace, min_index: int = MIN_INDEX) -> list[Delivery]:
