@@ -10,35 +10,46 @@ output line, and never stops the rest of a run:
 | cannot be started | fail (start) |
 | exits or closes stdout before answering | fail (crash), with the exit status and the op |
 | no answer within the per-op or the overall timeout | unknown (timeout), naming the op |
+| does not read a request within the write timeout | unknown (timeout), naming the op |
+| output beyond the line-length limit | fail (protocol), naming the line |
+| more lines per op, or more bytes in all, than the limits | fail (output-limit) |
 | a line that is not a protocol reply, or the wrong reply | fail (protocol), naming the line |
 | `error` with `definite: true` for a valid op | fail (error): it must perform every op |
 | `error` with `definite: false` | unknown (error): the op may have happened |
 | `init_ok` lacks a feature the trace needs | skipped (feature) |
 
-The program runs in its own process group; whatever is left of it at the end is killed. Its
-stderr is drained all along (a chatty program cannot block) and the last line is quoted.
+The program runs under `conformance/supervisor.py`: its own process group, killed whole at
+the end, on every stop and on SIGINT/SIGTERM of the suite; non-blocking writes with a timeout;
+bounded reads; stderr drained all along into a bounded tail, whose last line is quoted.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import queue
 import re
 import shlex
 import signal
 import subprocess
-import threading
 import time
-from collections import deque
 from dataclasses import dataclass
 
 from conformance import protocol
-from conformance.protocol import Ack, Deliver, EndOk, Error, InitOk, ProtocolError
+from conformance.protocol import Ack, Deliver, EndOk, Error, InitOk
+from conformance.supervisor import (
+    EOF,
+    EXITED,
+    TIMEOUT,
+    TOO_LONG,
+    TOO_MUCH,
+    Limits,
+    Supervised,
+    describe_exit,
+)
 from conformance.traceio import trace_to_lines
-from reference.ops import Fail, Join, Leave, Trace
-from reference.oracle import Delivery
+from reference.common.ops import Trace
+from reference.common.oracle import Delivery
+from reference.sim.system import needed_features
 
 FEATURES = protocol.FEATURES
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -55,8 +66,7 @@ class AdapterOutcome:
 
 
 def required_features(trace: Trace) -> set[str]:
-    churn = any(isinstance(op, Join | Leave | Fail) for op in trace.ops)
-    return protocol.required_features(trace.matching, len(trace.schemas), churn)
+    return set(needed_features(trace))
 
 
 def split_command(command: str) -> tuple[list[str], dict[str, str]]:
@@ -72,98 +82,8 @@ def split_command(command: str) -> tuple[list[str], dict[str, str]]:
     return words, env
 
 
-class OutsideProcess:
-    """One run of the program: lines of stdout through a queue, stderr drained to a tail."""
-
-    def __init__(self, command: str) -> None:
-        argv, env = split_command(command)
-        self.p = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **env},
-            start_new_session=True,
-        )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.line_no = 0
-        self.stderr_tail: deque[str] = deque(maxlen=5)
-        self._out = threading.Thread(target=self._pump_out, daemon=True)
-        self._err = threading.Thread(target=self._pump_err, daemon=True)
-        self._out.start()
-        self._err.start()
-
-    def _pump_out(self) -> None:
-        assert self.p.stdout is not None
-        while True:
-            line = self.p.stdout.readline(protocol.MAX_LINE_CHARS + 1)
-            if not line:
-                break
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _pump_err(self) -> None:
-        assert self.p.stderr is not None
-        for raw in self.p.stderr:
-            text = raw.decode("utf-8", "replace").strip()
-            if text:
-                self.stderr_tail.append(text[:200])
-
-    def send(self, message: dict[str, object]) -> bool:
-        try:
-            assert self.p.stdin is not None
-            self.p.stdin.write((protocol.encode(message) + "\n").encode())
-            self.p.stdin.flush()
-            return True
-        except (BrokenPipeError, OSError, ValueError):
-            return False
-
-    def read(self, timeout: float) -> bytes | bool | None:
-        """A line, None at end of output, False on timeout."""
-        try:
-            line = self.lines.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            return False
-        if line is not None:
-            self.line_no += 1
-        return line
-
-    def exit_status(self, wait: float) -> int | None:
-        try:
-            return self.p.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def close(self, grace: float = 1.0) -> None:
-        """Close stdin, give the program `grace` seconds to exit, then kill its group."""
-        with contextlib.suppress(OSError, ValueError):
-            if self.p.stdin:
-                self.p.stdin.close()
-        if self.exit_status(grace) is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.p.pid, signal.SIGKILL)
-            self.p.wait()
-        self._err.join(timeout=1.0)
-        for stream in (self.p.stdout, self.p.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream:
-                    stream.close()
-
-    def stderr_note(self) -> str:
-        return f" (stderr: {self.stderr_tail[-1]})" if self.stderr_tail else ""
-
-
-def _exit_words(code: int | None) -> str:
-    if code is None:
-        return "closed its output (still running)"
-    if code < 0:
-        try:
-            return f"crashed (killed by {signal.Signals(-code).name})"
-        except ValueError:
-            return f"crashed (killed by signal {-code})"
-    if code == 0:
-        return "exited (status 0) without answering"
-    return f"crashed (exit {code})"
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 class _Stop(Exception):
@@ -177,60 +97,103 @@ def run_outside(
     op_timeout: float = 5.0,
     total_timeout: float = 120.0,
     init_timeout: float | None = None,
+    limits: Limits | None = None,
 ) -> AdapterOutcome:
-    """Run one trace through the program `command`; never raises for anything it does."""
+    """Run one trace through the program `command` under `limits` (conformance/supervisor.py;
+    by default the timeouts given here and the supervisor's other defaults). Never raises for
+    anything the program does; the program's whole process group is gone when it returns."""
+    if limits is None:
+        limits = Limits(op_timeout=op_timeout, total_timeout=total_timeout,
+                        init_timeout=init_timeout)  # fmt: skip
     lines = trace_to_lines(trace)
     header = json.loads(lines[0])
     try:
-        proc = OutsideProcess(command)
-    except (OSError, ValueError) as e:
+        argv, env = split_command(command)
+        proc = Supervised(argv, {**os.environ, **env}, limits)
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
         return AdapterOutcome([], "fail", f"cannot start {command!r}: {e}", "start")
-    started = time.monotonic()
-    deadline = started + total_timeout
+    deadline = time.monotonic() + limits.total_timeout
     got: list[Delivery] = []
     name = ""
 
     def stop(verdict: str, reason: str, kind: str, seq: int | None) -> _Stop:
         return _Stop(AdapterOutcome(got, verdict, reason, kind, seq, name))
 
+    def timed_out(what: str, seq: int | None, timeout: float, doing: str = "waiting for") -> _Stop:
+        if time.monotonic() >= deadline - 1e-3:
+            words = f"overall timeout of {limits.total_timeout:g}s reached"
+        else:
+            words = f"timeout after {timeout:g}s"
+        note = " (the program does not read its input)" if doing == "sending" else ""
+        return stop("unknown", f"{words} {doing} {what}{note}", "timeout", seq)
+
+    def send(message: dict[str, object], what: str, seq: int | None) -> None:
+        data = (protocol.encode(message) + "\n").encode()
+        wait = limits.write_wait
+        result = proc.send(data, min(time.monotonic() + wait, deadline))
+        if result == TIMEOUT:  # it does not read its stdin
+            raise timed_out(what, seq, wait, "sending")
+        # EOF: it closed stdin or exited; reading its output says which
+
     def await_reply(expect: type, what: str, seq: int | None, timeout: float) -> object:
-        op_deadline = time.monotonic() + timeout
+        op_deadline = min(time.monotonic() + timeout, deadline)
+        count = 0
         while True:
-            line = proc.read(min(op_deadline, deadline) - time.monotonic())
-            if line is False:
-                if time.monotonic() >= deadline - 1e-3:
-                    words = f"overall timeout of {total_timeout:g}s reached"
-                else:
-                    words = f"timeout after {timeout:g}s"
-                raise stop("unknown", f"{words} waiting for {what}", "timeout", seq)
-            if line is None:
-                words = _exit_words(proc.exit_status(2.0))
+            line = proc.read_line(op_deadline)
+            if line == TIMEOUT:
+                raise timed_out(what, seq, timeout)
+            if line in (EOF, EXITED):
+                code = proc.wait_exit(2.0)
+                words = describe_exit(code, limits)
+                if code == -signal.SIGXCPU and limits.cpu_seconds is not None:
+                    raise stop("unknown", f"{words} during {what}", "timeout", seq)
+                if line == EXITED:
+                    words += " (a child of it keeps its output open)"
                 raise stop("fail", f"{words} during {what}", "crash", seq)
+            if line == TOO_LONG:
+                raise stop(
+                    "fail",
+                    f"output line {proc.line_no + 1} is longer than {limits.max_line_bytes} "
+                    f"bytes (while waiting for {what})", "protocol", seq,
+                )  # fmt: skip
+            if line == TOO_MUCH:
+                raise stop(
+                    "fail", f"more than {limits.max_total_bytes} bytes of output "
+                    f"(while waiting for {what})", "output-limit", seq,
+                )  # fmt: skip
             assert isinstance(line, bytes)
+            count += 1
+            if count > limits.max_lines_per_op:
+                raise stop(
+                    "fail", f"more than {limits.max_lines_per_op} output lines while waiting "
+                    f"for {what}", "output-limit", seq,
+                )  # fmt: skip
             at = f"protocol error at output line {proc.line_no} (while waiting for {what})"
             try:
                 reply = protocol.parse_reply(line.decode("utf-8"))
             except UnicodeDecodeError:
                 raise stop("fail", f"{at}: not UTF-8: {line[:60]!r}", "protocol", seq) from None
-            except ProtocolError as e:
-                raise stop("fail", f"{at}: {e}", "protocol", seq) from None
+            except (ValueError, RecursionError, OverflowError) as e:
+                # ProtocolError; also what json raises on a huge integer literal or deep nesting
+                raise stop("fail", f"{at}: {_short(str(e))}", "protocol", seq) from None
             if isinstance(reply, Deliver) and expect is not InitOk:
                 got.append(Delivery(reply.event, reply.sub))
                 continue
             if isinstance(reply, Error) and expect is Ack and reply.seq == seq:
                 verdict = "fail" if reply.definite else "unknown"
-                raise stop(verdict, f"error for {what}: {reply.describe()}", "error", seq)
+                text = _short(reply.describe())
+                raise stop(verdict, f"error for {what}: {text}", "error", seq)
             if isinstance(reply, expect) and (not isinstance(reply, Ack) or reply.seq == seq):
                 return reply
-            wire = json.dumps(protocol.reply_to_json(reply))
+            wire = _short(json.dumps(protocol.reply_to_json(reply)))
             raise stop("fail", f"{at}: unexpected reply {wire}", "protocol", seq)
 
+    outcome: AdapterOutcome | None = None
     try:
-        proc.send(protocol.init_request(header))  # if it died at once, reading says so
-        init_wait = init_timeout if init_timeout is not None else max(op_timeout, 10.0)
-        init = await_reply(InitOk, "init", None, init_wait)
+        send(protocol.init_request(header), "init", None)
+        init = await_reply(InitOk, "init", None, limits.init_wait)
         assert isinstance(init, InitOk)
-        name = init.name
+        name = _short(init.name, 100)
         missing = required_features(trace) - set(init.features)
         if missing:
             need = ", ".join(sorted(missing))
@@ -238,19 +201,22 @@ def run_outside(
         for index, text in enumerate(lines[1:]):
             op = json.loads(text)
             seq = int(op["seq"])
-            proc.send(protocol.op_request(op))
-            await_reply(Ack, f"op seq {seq} ({op['op']}, trace line {index + 2})", seq, op_timeout)
-        proc.send(protocol.end_request())
-        await_reply(EndOk, "end", None, op_timeout)
+            what = f"op seq {seq} ({op['op']}, trace line {index + 2})"
+            send(protocol.op_request(op), what, seq)
+            await_reply(Ack, what, seq, limits.op_timeout)
+        send(protocol.end_request(), "end", None)
+        await_reply(EndOk, "end", None, limits.op_timeout)
         outcome = AdapterOutcome(got, "ok", "", "", None, name)
     except _Stop as s:
         outcome = s.outcome
-    proc.close()
+    finally:
+        proc.close()  # also on KeyboardInterrupt: the group never outlives the run
     if outcome.verdict != "ok":
+        last = proc.stderr_last_line()
         outcome = AdapterOutcome(
             outcome.deliveries,
             outcome.verdict,
-            outcome.reason + proc.stderr_note(),
+            outcome.reason + (f" (stderr: {last})" if last else ""),
             outcome.kind,
             outcome.seq,
             outcome.name,

@@ -9,10 +9,28 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from reference.config import SystemConfig
-from reference.model import Attribute, Event, MatchMode, Number, Predicate, Schema, Subscription
-from reference.ops import Fail, Join, Leave, Op, Publish, Subscribe, Trace, Unsubscribe
-from reference.workload import thesis_trace
+from reference.common.model import (
+    Attribute,
+    Event,
+    MatchMode,
+    Number,
+    Predicate,
+    Schema,
+    Subscription,
+)
+from reference.common.ops import (
+    Fail,
+    Join,
+    Leave,
+    Op,
+    Publish,
+    Subscribe,
+    Timing,
+    Trace,
+    Unsubscribe,
+)
+from reference.thesis.config import SECTION, ThesisConfig
+from reference.thesis.workload import thesis_trace
 
 Generator = Callable[[int, int, str], Trace]
 PROFILES = {"tiny": (6, 12, 12), "small": (16, 40, 40), "medium": (60, 200, 300)}
@@ -120,17 +138,23 @@ def _build(
                 vals.append((a.name, v))
             ev = Event(f"e{seq}", rng.choice(live), schema.name, tuple(sorted(vals)))
             ops.append(Publish(seq, ev))
-    config = SystemConfig(
+    config = ThesisConfig(
         capacity_min=1,
         capacity_max=4,
         max_depth=12,
         cutoff=CUTOFF if cutoff else (),
         cutoff_h=CUTOFF_H if cutoff else (),
-        sub_interarrival_ms=20.0,
-        pub_interarrival_ms=20.0,
     )
     return Trace(
-        MIXED, tuple(ops), nodes, matching, rng.randint(0, 2**31), config, name, f"{name}-{profile}"
+        MIXED,
+        tuple(ops),
+        nodes,
+        matching,
+        rng.randint(0, 2**31),
+        Timing(sub_interarrival_ms=20.0, pub_interarrival_ms=20.0),
+        ((SECTION, config),),
+        name,
+        f"{name}-{profile}",
     )
 
 

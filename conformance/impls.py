@@ -1,24 +1,27 @@
 """The registry of implementations the suite can run.
 
-Built in: the reference with each delivery strategy (`reference`, `reference-multicast`,
-`reference-lbdd`), the brute-force Python oracle (`oracle-python`, a self-test: it must agree
-with the Spark SQL oracle that wrote the expected files) and the optimised variants
-(`oracle-indexed`, `reference-array`; more register themselves with `register`). Outside
-programs are named by their command line behind the prefix `cmd:` (e.g. `cmd:./my-impl --flag`)
-and run over the process protocol (conformance/adapter.py).
+Built in: every variant of every simulated system of reference/registry.py (the thesis system with
+each delivery strategy: `reference`, `reference-multicast`, `reference-lbdd`), the brute-force
+Python oracle (`oracle-python`, a self-test: it must agree with the Spark SQL oracle that wrote the
+expected files) and the optimised variants (`oracle-indexed`, `reference-array`; more register
+themselves with `register`). Outside programs are named by their command line behind the prefix
+`cmd:` (e.g. `cmd:./my-impl --flag`) and run over the process protocol (conformance/adapter.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from reference.config import DeliveryStrategy
-from reference.ops import Trace
-from reference.oracle import Delivery, expected_deliveries
+from reference.common.ops import Trace
+from reference.common.oracle import Delivery, expected_deliveries
+from reference.registry import SYSTEMS
+from reference.sim.run import run_trace
+from reference.sim.system import FEATURES, SystemFactory
 
 Runner = Callable[[Trace], list[Delivery]]
 OUTSIDE_PREFIX = "cmd:"
+ALL_FEATURES = frozenset(FEATURES)
 
 
 @dataclass(frozen=True)
@@ -26,28 +29,19 @@ class Implementation:
     name: str
     run: Runner  # all deliveries of a trace, duplicates kept
     unavailable: str | None = None  # reason to skip, if it cannot run here
+    # what it supports (reference/sim/system.py FEATURES); a trace that needs more is skipped
+    features: frozenset[str] = ALL_FEATURES
 
 
-def _reference(delivery: DeliveryStrategy) -> Runner:
+def _simulated(make: SystemFactory) -> Runner:
     def run(trace: Trace) -> list[Delivery]:
-        from reference.run import run_trace
-
-        config = replace(trace.config, delivery=delivery)
-        return run_trace(replace(trace, config=config), check=False).deliveries
+        return run_trace(trace, make, check=False).deliveries
 
     return run
 
 
-def _lbdd_missing() -> str | None:
-    try:
-        import reference.lbdd  # noqa: F401
-    except ImportError:
-        return "reference.lbdd is not available"
-    return None
-
-
 def _array_sim(trace: Trace) -> list[Delivery]:
-    from conformance.variants.array_sim import array_sim_deliveries
+    from conformance.variants.thesis_array_sim import array_sim_deliveries
 
     return array_sim_deliveries(trace)
 
@@ -69,10 +63,14 @@ def register(impl: Implementation) -> None:
 
 
 def builtin() -> dict[str, Implementation]:
+    """Every variant of every registered system (reference/registry.py), with the system's
+    features, then the oracles and the optimised variants."""
     impls = {
-        "reference": Implementation("reference", _reference("unicast")),
-        "reference-multicast": Implementation("reference-multicast", _reference("multicast")),
-        "reference-lbdd": Implementation("reference-lbdd", _reference("lbdd"), _lbdd_missing()),
+        v.builtin: Implementation(v.builtin, _simulated(v.make), features=info.features)
+        for info in SYSTEMS.values()
+        for v in info.variants
+    }
+    impls |= {
         "oracle-python": Implementation("oracle-python", expected_deliveries),
         "oracle-indexed": Implementation("oracle-indexed", _indexed),
         "reference-array": Implementation("reference-array", _array_sim),

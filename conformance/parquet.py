@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.traceio import parse_trace_lines, trace_to_lines
-from reference.ops import Trace
+from reference.common.ops import Trace
 
 HEADER_DIR = "header"
 OPS_DIR = "ops"

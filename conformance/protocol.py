@@ -13,11 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reference.sim.system import FEATURES as SYSTEM_FEATURES
+
 PROTOCOL_VERSION = 1
 
 # What an implementation can say it supports in `init_ok.features`. A trace that needs a
 # feature the implementation does not list is `skipped(reason)`.
-FEATURES: tuple[str, ...] = ("strict", "lenient", "churn", "multi-schema")
+# The list is the simulated systems' (reference.sim.system.FEATURES): one vocabulary for both.
+FEATURES: tuple[str, ...] = SYSTEM_FEATURES
 
 # Well-known error codes (after Maelstrom's), with whether an op failing with them certainly
 # did not happen. Informative only: the `definite` field of the error is what counts, and an
@@ -204,15 +207,3 @@ def reply_to_json(reply: Reply) -> dict[str, Any]:
             out["text"] = reply.text
         return out
     return {"type": "end_ok"}
-
-
-def required_features(matching: str, schemas: int, churn: bool) -> set[str]:
-    """The features a trace needs: its matching mode, `churn` when it has join/leave/fail ops,
-    `multi-schema` when it hosts more than one schema."""
-    need = {matching}
-    if churn:
-        need.add("churn")
-    if schemas > 1:
-        need.add("multi-schema")
-    return need
-

@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.supervisor import Limits
+from conformance.traceio import check_trace_id, read_text_file
 from conformance.verdict import Verdict, judge
-from reference.errors import InputError
-from reference.ops import Publish, Trace
-from reference.oracle import Delivery
+from reference.common.errors import InputError
+from reference.common.ops import Publish, Trace
+from reference.common.oracle import Delivery
+from reference.sim.system import missing_features
 
 RESULT_SCHEMA = (
     "task INT, impl STRING, trace_id STRING, generator STRING, verdict STRING, checked INT, "
@@ -64,7 +67,7 @@ def _expected(
     """(expected deliveries, publishes, error): from the expected file, checked against the
     trace (one line per publish, in trace order), or from the Python oracle."""
     from conformance.traceio import parse_expected_lines
-    from reference.oracle import expected_deliveries
+    from reference.common.oracle import expected_deliveries
 
     events = [op.event.id for op in trace.ops if isinstance(op, Publish)]
     if text is None:
@@ -95,8 +98,11 @@ def run_one(
     source: str,
     op_timeout: float = 5.0,
     total_timeout: float = 120.0,
+    limits: Limits | None = None,
 ) -> Verdict:
-    """One implementation on one trace; bad input and crashes become verdicts, never escape."""
+    """One implementation on one trace; bad input and crashes become verdicts, never escape.
+    `limits` (default: the two timeouts and the supervisor's defaults) bound outside programs
+    and built-ins alike."""
     from conformance.impls import is_outside, outside_command, resolve
     from conformance.traceio import parse_trace_lines
 
@@ -117,8 +123,9 @@ def run_one(
         from conformance.adapter import run_outside
 
         outcome = run_outside(
-            outside_command(impl_name), trace, op_timeout=op_timeout, total_timeout=total_timeout
-        )
+            outside_command(impl_name), trace, op_timeout=op_timeout, total_timeout=total_timeout,
+            limits=limits,
+        )  # fmt: skip
         secs = time.monotonic() - start
         if outcome.verdict != "ok":
             return Verdict(
@@ -134,16 +141,34 @@ def run_one(
         return Verdict(
             impl_name, tid, gen, "skipped", reason=impl.unavailable, kind="unavailable"
         )
-    try:
-        got = impl.run(trace)
-    except Exception as e:  # an implementation that crashes fails, naming the error
-        where = traceback.format_exc(limit=-1).strip().splitlines()
-        at = next((w.strip() for w in reversed(where) if w.strip().startswith("File ")), "")
+    lacking = missing_features(trace, impl.features)
+    if lacking:  # DESIGN.md: a trace needing an undeclared feature is skipped, never run
+        return Verdict(impl_name, tid, gen, "skipped", reason=lacking, kind="feature")
+    # issue 10: a built-in runs in a forked child under the same limits as an outside program
+    from conformance.isolate import run_isolated
+
+    ran = run_isolated(impl.run, trace, limits or Limits(op_timeout, total_timeout=total_timeout))
+    if ran.status != "ok":  # crash / killed: fail; timeout / resource (a limit): unknown
+        verdict = "fail" if ran.status in ("crash", "killed") else "unknown"
+        kind = "crash" if verdict == "fail" else ran.status
         return Verdict(
-            impl_name, tid, gen, "fail", reason=f"crashed: {e!r}" + (f" ({at})" if at else ""),
-            seconds=time.monotonic() - start, kind="crash",
-        )  # fmt: skip
-    return judge(impl_name, tid, gen, expected, got, publishes, time.monotonic() - start)
+            impl_name, tid, gen, verdict, reason=ran.reason, seconds=ran.seconds, kind=kind
+        )
+    return judge(impl_name, tid, gen, expected, ran.deliveries, publishes, ran.seconds)
+
+
+def _declared_id(text: str, source: str) -> str:
+    """The trace id a trace file declares in its header (default: its file name); a header
+    that does not parse is left for the full reader to reject in `run_one`."""
+    from conformance.traceio import _load
+
+    first = text.split("\n", 1)[0]
+    try:
+        header = _load(first, f"{source} line 1")
+    except InputError:
+        return _trace_id_of(source)
+    tid = header.get("trace_id") if isinstance(header, dict) else None
+    return tid if isinstance(tid, str) else _trace_id_of(source)
 
 
 def expected_source(trace_source: str) -> str:
@@ -277,13 +302,15 @@ def run_traces(
     row per implementation x trace, run by mapInPandas on the executors."""
     unreadable: dict[str, str] = {}
     texts: list[tuple[str, str | None, str]] = []
+    seen: dict[str, str] = {}
     for p in paths:
-        try:
-            text = Path(p).read_text(encoding="utf-8")
+        try:  # regular files only, bounded; a trace set's ids are unique and its file names
+            text = read_text_file(p)
+            check_trace_id(_declared_id(text, str(p)), p, seen)
             exp = expected_path(Path(p))
-            exp_text = exp.read_text(encoding="utf-8") if exp.exists() else None
-        except (OSError, UnicodeDecodeError) as e:
-            unreadable[str(p)] = f"bad trace: {p}: cannot read: {e}"
+            exp_text = read_text_file(exp) if os.path.lexists(exp) else None
+        except InputError as e:
+            unreadable[str(p)] = f"bad trace: {e}"
             text, exp_text = "", None
         texts.append((text, exp_text, str(p)))
     tasks = [

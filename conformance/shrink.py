@@ -4,7 +4,7 @@ A candidate removes a chunk of ops together with what depends on them, so that i
 valid trace: a subscribe goes with its unsubscribe; a join goes with every op of the peer it
 added (its subscriptions, publishes, its leave, its place in a fail). Removing a publish, an
 unsubscribe, a leave or a fail needs nothing else. Every candidate is re-validated with
-`reference.ops.validate_trace` (an invalid one is never tried) and kept only if `still_fails`
+`reference.common.ops.validate_trace` (an invalid one is never tried) and kept only if `still_fails`
 says so. Chunks halve from half the ops down to single ops (ddmin), so the result is
 1-minimal: removing any one op (with its dependents) makes it pass, unless the budget ran out.
 At the end, initial peers that no op names are dropped when the trace still fails without
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from reference.errors import InputError
-from reference.ops import (
+from reference.common.errors import InputError
+from reference.common.ops import (
     Fail,
     Join,
     Leave,

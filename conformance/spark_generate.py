@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from reference.ops import Trace
+    from reference.common.ops import Trace
 
 Task = tuple[str, int, int, str]  # generator, index, seed, profile
 Made = tuple[str, str, list[str]]  # trace id, generator, NDJSON lines
@@ -64,7 +64,7 @@ def generate_trace_set(
     from conformance.parquet import HEADER_DDL, HEADER_DIR, OPS_DDL, OPS_DIR
     from conformance.spark_oracle import spark_expected_parquet
     from conformance.traceio import parse_trace_lines, write_expected
-    from reference.oracle import Delivery
+    from reference.common.oracle import Delivery
 
     unknown = [g for g in generators if g not in GENERATORS]
     if unknown or profile not in PROFILES or count < 0:

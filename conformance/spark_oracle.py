@@ -1,15 +1,14 @@
 """The Spark SQL oracle: the expected deliveries of traces computed by Spark SQL alone.
 
-It shares no code with the Python oracle (`reference/oracle.py`, `reference/matching.py`), nor
-with the trace reader: Spark parses the NDJSON lines (or the Parquet tables of
-`conformance/parquet.py`) itself. The ops become DataFrames; subscriptions are exploded into
-one row per predicate and events into one row per value. A subscription is active from its
-subscribe to its unsubscribe or its subscriber's leave/fail, whichever comes first (DESIGN.md,
-"Active"; decision D-CHURN). The matching pairs come from a range join of predicate rows with
-value rows on (trace, schema, attribute), with the publish inside the activeness interval;
-per (event, subscription) it counts the predicates whose attribute the event carries and the
-predicates whose range holds the value:
-
+It shares no code with the Python oracle (`reference/common/oracle.py`,
+`reference/common/matching.py`), nor with the trace reader: Spark parses the NDJSON lines (or the
+Parquet tables of `conformance/parquet.py`) itself. The ops become DataFrames; subscriptions are
+exploded into one row per predicate and events into one row per value. A subscription is active
+from its subscribe to its unsubscribe or its subscriber's leave/fail, whichever comes first
+(DESIGN.md, "Active"; decision D-CHURN). The matching pairs come from a range join of predicate
+rows with value rows on (trace, schema, attribute), with the publish inside the activeness
+interval; per (event, subscription) it counts the predicates whose attribute the event carries and
+the predicates whose range holds the value:
 - strict matching (thesis §3.4.1, the default): matched = the subscription's predicate count;
 - lenient matching (§3.4.1, "the constraint ... is ignored"): matched = present, and a
   subscription none of whose attributes the event carries matches vacuously.

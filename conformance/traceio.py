@@ -1,9 +1,9 @@
-"""Trace format v1: NDJSON reading, writing and validation (conformance/FORMAT.md).
+"""Trace format v1 and v2: NDJSON reading, writing and validation (conformance/FORMAT.md).
 
 Line 1 is the header; each further line one op. Every error is an `InputError` that names the
 file, the line and the field: JSON syntax, NaN/Infinity literals, duplicate keys, the JSON
-Schema (`trace-v1.schema.json`), unknown config fields, then the semantic checks of
-`reference.ops.validate_trace`.
+Schema (`trace.schema.json`), unknown config fields, then the semantic checks of
+`reference.common.ops.validate_trace`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ import dataclasses
 import importlib.resources
 import json
 import math
+import os
+import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -20,27 +23,30 @@ from typing import Any
 
 import jsonschema
 
-from reference.config import DELIVERY_STRATEGIES, SystemConfig
-from reference.errors import InputError
-from reference.model import Attribute, Event, Number, Predicate, Schema, Subscription
-from reference.ops import (
+from reference.common.errors import InputError
+from reference.common.model import Attribute, Event, Number, Predicate, Schema, Subscription
+from reference.common.ops import (
     Fail,
     Join,
     Leave,
     Op,
     Publish,
     Subscribe,
+    Timing,
     Trace,
     Unsubscribe,
     validate_trace,
 )
-from reference.oracle import Delivery
+from reference.common.oracle import Delivery
+from reference.registry import SYSTEMS
+from reference.sim.system import ConfigCodec
+from reference.thesis.config import SECTION as THESIS_SECTION
+from reference.thesis.config import parse_config as parse_thesis_config
 
-SCHEMA_FILE = "trace-v1.schema.json"
+SCHEMA_FILE = "trace.schema.json"
 OP_KINDS = ("join", "leave", "fail", "subscribe", "unsubscribe", "publish")
 FORMAT = "pubsub-trace"
-VERSION = 1
-TUPLE_FIELDS = ("widening", "cutoff", "cutoff_h")
+VERSIONS = (1, 2)
 
 
 @cache
@@ -90,18 +96,60 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+# Reading limits (issue 10): a trace line nests a few levels; a number literal beyond these
+# digits is outside the double range anyway; a file beyond MAX_FILE_BYTES is not read.
+MAX_DEPTH = 32
+MAX_NUMBER_CHARS = 400
+MAX_FILE_BYTES = 1 << 30
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _finite_int(text: str) -> int:
+    """FORMAT.md, "Numbers": an integer literal beyond the double range is rejected like 1e400
+    (checked on its length first: converting a 10^6-digit literal is itself the attack)."""
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        digits = f"{text[:20]}... ({len(text)} digits)"
+        raise ValueError(f"number {digits} is outside the range of a double")
+    x = int(text)
+    try:
+        float(x)
+    except OverflowError:
+        raise ValueError(f"number {text[:20]}... is outside the range of a double") from None
+    return x
+
+
+def _check_depth(line: str, where: str) -> None:
+    """Reject nesting deeper than MAX_DEPTH before json recurses into it."""
+    if line.count("[") + line.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _BRACKETS.finditer(line):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                at = f"column {m.start() + 1}"
+                raise InputError(where, "(json)", f"nested deeper than {MAX_DEPTH} levels at {at}")
+        elif c in "]}":
+            depth -= 1
+
+
 def _load(line: str, where: str) -> Any:
+    _check_depth(line, where)
     try:
         return json.loads(
             line,
             object_pairs_hook=_no_duplicates,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
+            parse_int=_finite_int,
         )
     except json.JSONDecodeError as e:
         raise InputError(where, "(json)", f"invalid JSON: {e.msg} at column {e.colno}") from None
     except ValueError as e:
         raise InputError(where, "(json)", str(e)) from None
+    except RecursionError:
+        raise InputError(where, "(json)", "nested too deeply") from None
 
 
 def _schema_check(obj: Any, part: str, where: str) -> None:
@@ -143,68 +191,80 @@ def _op_shape_error(obj: dict[str, Any], where: str) -> None:
     raise InputError(where, path or "op", err.message)
 
 
-# Numeric SystemConfig fields that are probabilities / must be >= 1; the others must be >= 0.
-_PROBABILITIES = ("pub_p", "h_low_fraction", "leaf_update_loss")
-_AT_LEAST_ONE = ("id_bits", "digit_bits", "capacity_min", "lnrt_max_records")
 # RFC 7493 (I-JSON) §2.2: integers beyond +-(2^53 - 1) are not exchanged reliably; an int
 # attribute's domain stays inside, so every value is exact as a double (the Spark oracle).
 MAX_SAFE_INT = 2**53 - 1
 # seq and seed are 64-bit signed integers (Parquet and Spark BIGINT columns).
 MAX_INT64 = 2**63 - 1
+# The system-neutral fields of the header's config (FORMAT.md, "Header"): the initial peers and
+# the op timing (reference.common.ops.Timing); v2 adds `systems`, one section per system.
+TIMING_FIELDS = tuple(f.name for f in dataclasses.fields(Timing))
 
 
-def _config(obj: dict[str, Any], where: str, schemas: Sequence[Schema]) -> SystemConfig:
-    known = {f.name: f for f in dataclasses.fields(SystemConfig) if f.name != "extra"}
-    qualified = {f"{s.name}/{a.name}" for s in schemas for a in s.attributes}
-    kwargs: dict[str, Any] = {}
-    for key, value in obj.items():
-        if key == "initial_nodes":
+def _timing(obj: dict[str, Any], where: str) -> Timing:
+    kwargs: dict[str, float] = {}
+    for key in TIMING_FIELDS:
+        if key not in obj:
             continue
-        fld = f"config.{key}"
-        if key not in known:
-            raise InputError(where, fld, "unknown config field")
-        if key in TUPLE_FIELDS:
-            if not isinstance(value, dict):
-                raise InputError(where, fld, "expected an object 'schema/attr' -> number")
-            for q, v in value.items():
-                if q not in qualified:
-                    raise InputError(where, f"{fld}.{q}", "not a qualified attribute schema/attr")
-                if isinstance(v, bool) or not isinstance(v, int | float):
-                    raise InputError(where, f"{fld}.{q}", f"expected a number, got {v!r}")
-                if v < 0 or (v == 0 and key != "widening"):
-                    raise InputError(where, f"{fld}.{q}", f"must be positive, got {v!r}")
-            kwargs[key] = tuple((k, float(v)) for k, v in value.items())
-            continue
-        default = known[key].default
-        if default is None:  # optional int fields (lnrt_max_records)
-            ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
-        elif isinstance(default, bool) or isinstance(value, bool):
-            ok = isinstance(value, bool) and isinstance(default, bool)
-        elif isinstance(default, float):
-            ok = isinstance(value, int | float)
-        else:
-            ok = isinstance(value, type(default))
-        if not ok:
-            raise InputError(where, fld, f"bad value {value!r}")
-        if key == "delivery" and value not in DELIVERY_STRATEGIES:
-            raise InputError(where, fld, f"expected one of {', '.join(DELIVERY_STRATEGIES)}")
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            low = 1 if key in _AT_LEAST_ONE else 0
-            if value < low or (key in _PROBABILITIES and value > 1):
-                bound = "in [0, 1]" if key in _PROBABILITIES else f">= {low}"
-                raise InputError(where, fld, f"must be {bound}, got {value!r}")
-        kwargs[key] = float(value) if isinstance(default, float) else value
-    config = SystemConfig(**kwargs)
-    if config.capacity_max < config.capacity_min:
-        raise InputError(where, "config.capacity_max", "must be >= capacity_min")
-    if config.pub_max_level < config.pub_min_level:
-        raise InputError(where, "config.pub_max_level", "must be >= pub_min_level")
-    cut = dict(config.cutoff)
-    for q, h in config.cutoff_h:
-        # thesis §3.5: the subscriber's segment length h is below the cut-off c
-        if q not in cut or not h < cut[q]:
-            raise InputError(where, f"config.cutoff_h.{q}", "needs a cutoff c on q with h < c")
-    return config
+        value = obj[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+            raise InputError(where, f"config.{key}", f"must be a number >= 0, got {value!r}")
+        kwargs[key] = float(value)
+    return Timing(**kwargs)
+
+
+def _sections(
+    obj: dict[str, Any], version: int, where: str, schemas: Sequence[Schema]
+) -> tuple[tuple[str, object], ...]:
+    """The per-system sections. v1: every config field other than the neutral ones belongs to
+    the thesis system (v1 traces mean what they meant); v2: `config.systems.NAME`, one object
+    per registered system, unknown systems and unknown keys rejected."""
+    neutral = ("initial_nodes", *TIMING_FIELDS)
+    if version == 1:
+        flat = {k: v for k, v in obj.items() if k not in neutral}
+        return ((THESIS_SECTION, parse_thesis_config(flat, where, schemas, prefix="config")),)
+    for key in obj:
+        if key not in (*neutral, "systems"):
+            raise InputError(where, f"config.{key}", "unknown config field")
+    systems = obj.get("systems", {})
+    if not isinstance(systems, dict):
+        raise InputError(where, "config.systems", "expected an object: system name -> section")
+    out: list[tuple[str, object]] = []
+    for name, section in systems.items():
+        info = SYSTEMS.get(name)
+        if info is None or info.config is None:
+            known = ", ".join(sorted(n for n, s in SYSTEMS.items() if s.config is not None))
+            raise InputError(
+                where, f"config.systems.{name}", f"unknown system section (known: {known})"
+            )
+        if not isinstance(section, dict):
+            raise InputError(where, f"config.systems.{name}", "expected an object")
+        out.append((name, info.config.parse(section, where, schemas)))
+    return tuple(sorted(out, key=lambda kv: kv[0]))
+
+
+def _codec(name: str) -> ConfigCodec:
+    info = SYSTEMS.get(name)
+    if info is None or info.config is None:
+        raise ValueError(f"trace has a section for {name!r}, which has no config codec")
+    return info.config
+
+
+def _config_json(trace: Trace) -> tuple[int, dict[str, Any]]:
+    """The header's version and config. A writer emits the lowest version that expresses the
+    trace (FORMAT.md, "Versions"): v1 when only the thesis system has a section, so readers of
+    v1 keep reading what they read; v2 otherwise."""
+    config: dict[str, Any] = {"initial_nodes": trace.initial_nodes}
+    timing = {
+        k: getattr(trace.timing, k)
+        for k in TIMING_FIELDS
+        if getattr(trace.timing, k) != getattr(Timing(), k)
+    }
+    sections = {name: _codec(name).to_json(value) for name, value in trace.sections}
+    if set(sections) <= {THESIS_SECTION}:
+        # v1 order: the thesis fields, then the timing (as the v1 config dataclass had them)
+        return 1, config | sections.get(THESIS_SECTION, {}) | timing
+    return 2, config | timing | {"systems": sections}
 
 
 def _header_numbers(header: dict[str, Any], where: str) -> None:
@@ -299,7 +359,7 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
         if header is None:
             if not isinstance(obj, dict) or obj.get("format") != FORMAT:
                 raise InputError(where, "format", f"not a {FORMAT} header")
-            if obj.get("version") != VERSION:
+            if obj.get("version") not in VERSIONS:
                 raise InputError(where, "version", f"unsupported version {obj.get('version')!r}")
             _schema_check(obj, "header", where)
             _header_numbers(obj, where)
@@ -317,7 +377,8 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
         initial_nodes=header["config"]["initial_nodes"],
         matching=header["semantics"]["matching"],
         seed=header["seed"],
-        config=_config(header["config"], f"{source} line 1", schemas),
+        timing=_timing(header["config"], f"{source} line 1"),
+        sections=_sections(header["config"], header["version"], f"{source} line 1", schemas),
         generator=header["generator"],
         trace_id=header.get("trace_id", Path(source).stem),
     )
@@ -328,11 +389,75 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
     return trace
 
 
-def _read_lines(path: str | Path) -> list[str]:
+def read_text_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """A regular file's UTF-8 text, at most `max_bytes`: a FIFO, a device or a directory is
+    rejected without blocking on it (opened O_NONBLOCK, checked with fstat)."""
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(path), "(file)", f"cannot read: {e}") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(str(path), "(file)", f"cannot read: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(str(path), "(file)", "not a regular file")
+        if st.st_size > max_bytes:
+            raise InputError(str(path), "(file)", f"larger than {max_bytes} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise InputError(str(path), "(file)", f"larger than {max_bytes} bytes")
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(str(path), "(file)", f"not UTF-8: {e.reason} at byte {e.start}") from None
+    except OSError as e:
+        raise InputError(str(path), "(file)", f"cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def _read_lines(path: str | Path) -> list[str]:
+    return read_text_file(path).splitlines()
+
+
+def confined(directory: Path, name: str, where: str, field: str) -> Path:
+    """`directory/name`, rejected unless it stays inside `directory` (no absolute path, no
+    `..`, no symbolic link leading out)."""
+    if not name or Path(name).is_absolute() or "\x00" in name:
+        raise InputError(where, field, f"not a relative path: {name!r}")
+    path = directory / name
+    try:
+        inside = path.resolve().is_relative_to(directory.resolve())
+    except (OSError, RuntimeError, ValueError):
+        inside = False
+    if not inside:
+        raise InputError(where, field, f"{name!r} points outside {directory}")
+    return path
+
+
+# A trace id names files (ID.ndjson, ID.expected.ndjson, shrunk traces) and appears in reports.
+TRACE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def file_trace_id(path: str | Path) -> str:
+    """The trace id a file name gives: `X.ndjson` -> `X`."""
+    return Path(path).name.removesuffix(".ndjson")
+
+
+def check_trace_id(trace_id: str, path: str | Path, seen: dict[str, str] | None = None) -> None:
+    """In a trace set: the id is a plain name, equals the file name, and is unique (`seen`
+    maps ids to the file that used them first and is updated)."""
+    where = f"{path} line 1"
+    if not TRACE_ID.fullmatch(trace_id):
+        what = "is not a name of letters, digits, '.', '_', '-' (at most 200)"
+        raise InputError(where, "trace_id", f"{trace_id[:80]!r} {what}")
+    if trace_id != file_trace_id(path):
+        raise InputError(
+            where, "trace_id", f"{trace_id!r} differs from the file name {Path(path).name!r}"
+        )
+    if seen is not None:
+        if trace_id in seen:
+            raise InputError(where, "trace_id", f"{trace_id!r} is also the id of {seen[trace_id]}")
+        seen[trace_id] = str(path)
 
 
 def read_trace(path: str | Path) -> Trace:
@@ -340,17 +465,10 @@ def read_trace(path: str | Path) -> Trace:
 
 
 def trace_to_lines(trace: Trace) -> list[str]:
-    config: dict[str, Any] = {"initial_nodes": trace.initial_nodes}
-    default = SystemConfig()
-    for f in dataclasses.fields(SystemConfig):
-        if f.name == "extra":
-            continue
-        value = getattr(trace.config, f.name)
-        if value != getattr(default, f.name):
-            config[f.name] = dict(value) if f.name in TUPLE_FIELDS else value
+    version, config = _config_json(trace)
     header = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": version,
         "trace_id": trace.trace_id,
         "seed": trace.seed,
         "generator": trace.generator,
@@ -400,12 +518,16 @@ class TraceRejection:
 
 
 def read_trace_batch(paths: Sequence[str | Path]) -> tuple[list[Trace], list[TraceRejection]]:
-    """Read many traces: a malformed one is rejected with its error, the others still load."""
+    """Read many traces: a malformed one is rejected with its error, the others still load. A
+    trace set's ids are unique and equal their file names (`check_trace_id`)."""
     good: list[Trace] = []
     bad: list[TraceRejection] = []
+    seen: dict[str, str] = {}
     for p in paths:
         try:
-            good.append(read_trace(p))
+            trace = read_trace(p)
+            check_trace_id(trace.trace_id, p, seen)
+            good.append(trace)
         except InputError as e:
             bad.append(TraceRejection(str(p), e))
     return good, bad

@@ -16,8 +16,8 @@ from conformance.run_vectors import main as run_main
 from conformance.run_vectors import run_vectors
 from conformance.traceio import expected_lines, trace_to_lines
 from conformance.verdict import Verdict
-from reference.ops import Publish
-from reference.oracle import expected_deliveries
+from reference.common.ops import Publish
+from reference.common.oracle import expected_deliveries
 
 VECTORS = Path(__file__).with_name("vectors")
 SEED = 2026

@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 
-from properties.reference_mutants import MUTANTS
-from properties.strategies import race_trace, workloads
-from reference.lnrt import is_partition
-from reference.ops import Trace
-from reference.run import run_and_compare
-from reference.system import PubSubSystem
+from properties.thesis.mutants import MUTANTS
+from properties.thesis.strategies import race_trace, workloads
+from reference.common.ops import Trace
+from reference.thesis.config import config_of, with_config
+from reference.thesis.lnrt import is_partition
+from reference.thesis.run import run_and_compare
+from reference.thesis.system import TwoDTreeSystem
 
 NO_MISS = "no missed matches under growth-only trees"
 SINGLE = "single delivery with cut-off remapping"
@@ -42,14 +43,15 @@ class Violation(AssertionError):
     pass
 
 
-def _check(trace: Trace, cls: type[PubSubSystem], what: str) -> None:
+def _check(trace: Trace, cls: type[TwoDTreeSystem], what: str) -> None:
     result, c = run_and_compare(trace, system_class=cls)
     if what == NO_MISS and c.missed:
         raise Violation(f"{c.summary()}; first missed {c.missed[0]}")
     if what in (SINGLE, ONE_WAY) and (c.duplicate or c.spurious or c.missed):
         raise Violation(c.summary())
-    if what == DEPTH and result.metrics.max_depth > trace.config.max_depth:
-        raise Violation(f"tree depth {result.metrics.max_depth} > {trace.config.max_depth}")
+    bound = config_of(trace).max_depth
+    if what == DEPTH and result.system.metrics.max_depth > bound:
+        raise Violation(f"tree depth {result.system.metrics.max_depth} > {bound}")
     if what == NO_MISS:
         for node in result.system.tree_nodes():
             if node.lnrt is not None and not is_partition(node.bits, node.lnrt):
@@ -70,7 +72,7 @@ def _search(examples: int) -> settings:
 
 
 def _hypothesis_run(
-    what: str, cls: type[PubSubSystem], examples: int, shape: Callable[[Trace], Trace]
+    what: str, cls: type[TwoDTreeSystem], examples: int, shape: Callable[[Trace], Trace]
 ) -> tuple[int, str | None]:
     count = 0
     failure: list[str] = []
@@ -91,7 +93,7 @@ def _hypothesis_run(
     return count, (failure[0] if failure else None)
 
 
-def _race_run(what: str, cls: type[PubSubSystem], seeds: int) -> tuple[int, str | None]:
+def _race_run(what: str, cls: type[TwoDTreeSystem], seeds: int) -> tuple[int, str | None]:
     for seed in range(seeds):
         try:
             _check(race_trace(seed), cls, what)
@@ -101,13 +103,13 @@ def _race_run(what: str, cls: type[PubSubSystem], seeds: int) -> tuple[int, str 
 
 
 def _with_cutoff(t: Trace) -> Trace:
-    from properties.strategies import CUTOFF, CUTOFF_H
+    from properties.thesis.strategies import CUTOFF, CUTOFF_H
 
-    return replace(t, config=replace(t.config, cutoff=CUTOFF, cutoff_h=CUTOFF_H))
+    return with_config(t, replace(config_of(t), cutoff=CUTOFF, cutoff_h=CUTOFF_H))
 
 
 def _with_lbdd(t: Trace) -> Trace:
-    return replace(t, config=replace(t.config, delivery="lbdd"))
+    return with_config(t, replace(config_of(t), delivery="lbdd"))
 
 
 def _same(t: Trace) -> Trace:
@@ -131,7 +133,7 @@ PLAN: list[tuple[str, str, str | None, str]] = [
 
 
 def _lbdd_run(mutant: bool, examples: int) -> tuple[int, str | None]:
-    from properties.lbdd_checks import address_sets, one_way_violation
+    from properties.lbdd.checks import address_sets, one_way_violation
 
     count = 0
     failure: list[str] = []
@@ -169,7 +171,7 @@ def run_hypothesis_checks(examples: int = 200, race_seeds: int = 150) -> list[Ch
             )
         )
     for invariant, name, mutant, runner in PLAN:
-        cls = MUTANTS[mutant] if mutant else PubSubSystem
+        cls = MUTANTS[mutant] if mutant else TwoDTreeSystem
         start = time.monotonic()
         if runner == "race":
             n, failure = _race_run(invariant, cls, race_seeds)

@@ -114,8 +114,16 @@ def run_model(m: Model, spec_dir: Path = SPEC, timeout: float = 300.0) -> ModelR
     start = time.monotonic()
     try:
         proc = subprocess.run(
-            [tla_binary(), m.module, "--config", m.cfg, "--json", "--allow-deadlock"],
-            cwd=spec_dir,
+            # a model sits beside the module it extends, in its system's folder (spec/thesis/)
+            [
+                tla_binary(),
+                Path(m.module).name,
+                "--config",
+                Path(m.cfg).name,
+                "--json",
+                "--allow-deadlock",
+            ],
+            cwd=spec_dir / Path(m.module).parent,
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from types import ModuleType
 
 COMMANDS: dict[str, str] = {
-    "simulate": "run a workload on the reference and compare with the oracle (thesis Ch. 4)",
+    "systems": "list the simulated systems with their variants, features and message types",
+    "simulate": "run a workload on a simulated system and compare with the oracle (thesis Ch. 4)",
     "lbdd": "show the LBDD dissemination tree for a set of addresses (seed 003)",
     "check": "run every invariant check (z3, TLA+, Hypothesis) and print one table",
     "generate": "generate conformance trace sets with Spark",

@@ -1,5 +1,7 @@
-"""`pubsub-spec simulate`: the thesis' experiment (Ch. 4) on the reference, checked against the
-oracle. Defaults are Table 4.1 (1000 nodes, 5 subscriptions per node, 10,000 events)."""
+"""`pubsub-spec simulate`: the thesis' experiment (Ch. 4) on a simulated system of the registry
+(`--system`, default the thesis' own), checked against the oracle. Defaults are Table 4.1 (1000
+nodes, 5 subscriptions per node, 10,000 events). The flags of the 2d-tree (delivery, cut-off,
+widening, depth, replication, LeafUpdate faults) configure the thesis system's section."""
 
 from __future__ import annotations
 
@@ -7,23 +9,38 @@ import argparse
 import statistics
 import sys
 from dataclasses import replace
+from typing import Any
 
+from pubsub_spec.argtypes import float_range, int_range
 from pubsub_spec.progress import ProgressBar
-from reference.config import DELIVERY_STRATEGIES, SystemConfig
-from reference.errors import InputError
-from reference.messages import MESSAGE_TYPES
-from reference.model import MATCH_MODES
-from reference.ops import Trace
-from reference.oracle import expected_deliveries
-from reference.run import RunResult, compare, run_trace
+from reference.common.errors import InputError
+from reference.common.model import MATCH_MODES
+from reference.common.ops import Trace
+from reference.common.oracle import expected_deliveries
+from reference.registry import SYSTEMS
+from reference.sim.run import RunResult, compare, run_trace
+from reference.sim.system import SystemInfo, Variant
+from reference.thesis.config import DELIVERY_STRATEGIES, ThesisConfig, config_of, with_config
+from reference.thesis.info import BUILTIN_OF
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--nodes", type=int, default=1000, help="num_nodes (Table 4.1: 1000)")
-    p.add_argument("--subs-per-node", type=float, default=5, help="aver_sub/node (Table 4.1: 5)")
-    p.add_argument("--events", type=int, default=10000, help="num_pubs (Table 4.1: 10000)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--delivery", choices=DELIVERY_STRATEGIES, default="unicast")
+    nodes, events = int_range(1, 10**7), int_range(0, 10**8)
+    p.add_argument("--nodes", type=nodes, default=1000, help="num_nodes (Table 4.1: 1000)")
+    p.add_argument(
+        "--subs-per-node",
+        type=float_range(0, 10**4),
+        default=5,
+        help="aver_sub/node (Table 4.1: 5)",
+    )
+    p.add_argument("--events", type=events, default=10000, help="num_pubs (Table 4.1: 10000)")
+    p.add_argument("--seed", type=int_range(-(2**63), 2**63 - 1), default=0)
+    p.add_argument(
+        "--system", choices=sorted(SYSTEMS), default="thesis", help="see `pubsub-spec systems`"
+    )
+    p.add_argument(
+        "--delivery", choices=DELIVERY_STRATEGIES, default="unicast", help="thesis system only"
+    )
     p.add_argument("--matching", choices=MATCH_MODES, default="strict")
     p.add_argument(
         "--cutoff",
@@ -31,11 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="cut-off c per attribute (§3.5): 'Attr1=1000,Attr2=500', or one fraction of "
         "each domain's width, e.g. '0.2'",
     )
-    p.add_argument("--widening", type=float, default=0.0, help="range widening r, all attributes")
-    p.add_argument("--max-depth", type=int, default=SystemConfig.max_depth)
-    p.add_argument("--replication", type=int, default=SystemConfig.replication)
-    p.add_argument("--leaf-update-loss", type=float, default=0.0)
-    p.add_argument("--leaf-update-delay-ms", type=float, default=0.0)
+    p.add_argument(
+        "--widening", type=float_range(0), default=0.0, help="range widening r, all attributes"
+    )
+    p.add_argument("--max-depth", type=int_range(0, 64), default=ThesisConfig.max_depth)
+    p.add_argument("--replication", type=int_range(0, 16), default=ThesisConfig.replication)
+    p.add_argument("--leaf-update-loss", type=float_range(0, 1), default=0.0)
+    p.add_argument("--leaf-update-delay-ms", type=float_range(0), default=0.0)
     p.add_argument("--trace", default=None, help="run this NDJSON trace instead of a workload")
 
 
@@ -71,27 +90,37 @@ def build_trace(args: argparse.Namespace) -> Trace:
 
         trace = read_trace(args.trace)
     else:
-        from reference.workload import thesis_trace
+        from reference.thesis.workload import thesis_trace
 
         trace = thesis_trace(
             args.nodes, args.subs_per_node, args.events, args.seed, matching=args.matching
         )
+    if args.system != "thesis":
+        return replace(trace, seed=args.seed if not args.trace else trace.seed)
+    base = config_of(trace)
     widening = (
         tuple((f"{s.name}/{a.name}", args.widening) for s in trace.schemas for a in s.attributes)
         if args.widening
-        else trace.config.widening
+        else base.widening
     )
     config = replace(
-        trace.config,
+        base,
         delivery=args.delivery,
         max_depth=args.max_depth,
         replication=args.replication,
         leaf_update_loss=args.leaf_update_loss,
         leaf_update_delay_ms=args.leaf_update_delay_ms,
         widening=widening,
-        cutoff=parse_cutoff(args.cutoff, trace) if args.cutoff else trace.config.cutoff,
+        cutoff=parse_cutoff(args.cutoff, trace) if args.cutoff else base.cutoff,
     )
-    return replace(trace, config=config, seed=args.seed if not args.trace else trace.seed)
+    trace = with_config(trace, config)
+    return replace(trace, seed=args.seed if not args.trace else trace.seed)
+
+
+def chosen(args: argparse.Namespace) -> tuple[SystemInfo, Variant]:
+    info = SYSTEMS[args.system]
+    name = BUILTIN_OF[args.delivery] if info.name == "thesis" else info.default_variant
+    return info, info.variant(name)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -101,24 +130,24 @@ def _pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-def report(trace: Trace, result: RunResult) -> list[str]:
+def report(trace: Trace, info: SystemInfo, result: RunResult[Any]) -> list[str]:
+    """The table of the system's declared message types (§4.2.1 for the thesis), latencies,
+    the system's own figures, and the run's simulated time and event-log hash."""
     m = result.metrics
-    n_peers = max(1, len(result.system.peers))
-    n_events = max(1, len(result.system.event_seq))
+    n_peers = max(1, result.system.peer_count())
     lines = [
         f"workload: {trace.generator}, {trace.initial_nodes} nodes, "
-        f"{len(trace.ops)} ops, seed {trace.seed}, delivery {trace.config.delivery}, "
+        f"{len(trace.ops)} ops, seed {trace.seed}, {result.system.describe()}, "
         f"matching {trace.matching}",
         "",
         f"{'message type':<20}{'messages':>11}{'sends':>10}{'hops/send':>11}"
         f"{'bytes':>13}{'bytes/node':>12}",
     ]
-    for kind in MESSAGE_TYPES:
+    for kind in (t.name for t in info.message_types):
         lines.append(
             f"{kind:<20}{m.messages[kind]:>11}{m.sends[kind]:>10}{m.hops_per_send(kind):>11.2f}"
             f"{m.bytes[kind]:>13}{m.bytes[kind] / n_peers:>12.1f}"
         )
-    pub_bytes = sum(m.bytes[k] for k in ("ProbePubMulticast", "ProbePub", "EventDelivery"))
     lat = m.delivery_latency_ms
     ins = m.install_latency_ms
     lines += [
@@ -127,12 +156,7 @@ def report(trace: Trace, result: RunResult) -> list[str]:
         f"p50 {_pct(lat, 0.5):.1f}, p90 {_pct(lat, 0.9):.1f}, max {max(lat, default=0):.1f}",
         f"install latency ms:  mean {statistics.fmean(ins) if ins else 0:.1f}, "
         f"p90 {_pct(ins, 0.9):.1f}",
-        f"publication bytes per node per event: {pub_bytes / n_peers / n_events:.2f}",
-        f"2d-tree: {result.system.node_count()} nodes, {m.splits} splits, max depth "
-        f"{m.max_depth}, overflow {m.overflow}; probes: {m.jump_backs} jump-backs, "
-        f"{m.dedup_discards} dedup discards, {m.held} held during splits",
-        f"false positives filtered at subscribers: {m.false_positives}; "
-        f"LeafUpdates lost: {m.leaf_updates_lost}; points lost: {m.points_lost}",
+        *result.system.figures(),
         f"simulated time: {result.sim_time_ms / 1000:.1f} s; event-log hash "
         f"{result.event_log_hash[:16]}",
     ]
@@ -142,11 +166,12 @@ def report(trace: Trace, result: RunResult) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     try:
         trace = build_trace(args)
-        result = run_trace(trace, progress=ProgressBar("simulate", min_total=2000))
+        info, variant = chosen(args)
+        result = run_trace(trace, variant.make, progress=ProgressBar("simulate", min_total=2000))
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    for line in report(trace, result):
+    for line in report(trace, info, result):
         print(line)
     comparison = compare(expected_deliveries(trace), result.deliveries)
     for label, items in (

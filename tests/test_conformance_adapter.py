@@ -16,7 +16,7 @@ from conformance.adapter import run_outside, split_command
 from conformance.generators import GENERATORS
 from conformance.runner import run_one
 from conformance.traceio import expected_lines, trace_to_lines
-from reference.oracle import expected_deliveries
+from reference.common.oracle import expected_deliveries
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "conformance" / "examples"
 TRACE = GENERATORS["churn"](1, 0, "small")

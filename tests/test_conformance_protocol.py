@@ -19,6 +19,9 @@ from conformance.protocol import (
     reply_to_json,
 )
 from conformance.traceio import trace_to_lines
+from reference.common.model import Attribute, Schema
+from reference.common.ops import Join, Trace
+from reference.sim.system import needed_features
 from tests.test_conformance_adapter import TRACE
 
 
@@ -86,5 +89,9 @@ def test_requests_carry_the_trace_header_and_ops_verbatim() -> None:
 
 
 def test_required_features() -> None:
-    assert protocol.required_features("strict", 1, False) == {"strict"}
-    assert protocol.required_features("lenient", 2, True) == {"lenient", "churn", "multi-schema"}
+    one = Schema("s", (Attribute("a", "int", 0, 9),))
+    two = (one, Schema("t", (Attribute("a", "int", 0, 9),)))
+    assert needed_features(Trace((one,), ())) == {"strict"}
+    churn = Trace(two, (Join(1, "x"),), matching="lenient")
+    assert needed_features(churn) == {"lenient", "churn", "multi-schema"}
+    assert set(protocol.FEATURES) >= needed_features(churn)

@@ -15,8 +15,8 @@ from conformance.report import write_report
 from conformance.run_vectors import VECTORS, list_traces, main
 from conformance.runner import run_trace_list, run_traces, shrink_failures
 from conformance.traceio import read_trace
-from reference.ops import Trace
-from reference.oracle import Delivery, expected_deliveries
+from reference.common.ops import Trace
+from reference.common.oracle import Delivery, expected_deliveries
 
 FAULTY = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
 GOOD = ["uniform-tiny-0000", "churn-tiny-0000", "partial-lenient-tiny-0000"]
@@ -36,12 +36,18 @@ def batch(tmp_path: Path) -> list[Path]:
             shutil.copy(VECTORS / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
         paths.append(tmp_path / f"{name}.ndjson")
     text = (VECTORS / "zipf-tiny-0000.ndjson").read_text()
-    (tmp_path / "bad-op.ndjson").write_text(text.replace('"op":"publish"', '"op":"publsh"', 1))
-    (tmp_path / "bad-expected.ndjson").write_text(text)
+
+    def renamed(text: str, old: str, new: str) -> str:  # a trace id equals its file name
+        return text.replace(f'"trace_id":"{old}"', f'"trace_id":"{new}"', 1)
+
+    bad_op = renamed(text, "zipf-tiny-0000", "bad-op")
+    (tmp_path / "bad-op.ndjson").write_text(bad_op.replace('"op":"publish"', '"op":"publsh"', 1))
+    (tmp_path / "bad-expected.ndjson").write_text(renamed(text, "zipf-tiny-0000", "bad-expected"))
     exp = (VECTORS / "zipf-tiny-0000.expected.ndjson").read_text().splitlines()
     (tmp_path / "bad-expected.expected.ndjson").write_text("\n".join(exp[1:]) + "\n")
     (tmp_path / "unreadable.ndjson").write_bytes(b"\xff\xfe not utf-8")
-    shutil.copy(VECTORS / "cutoff-tiny-0000.ndjson", tmp_path / "no-expected.ndjson")
+    cutoff = (VECTORS / "cutoff-tiny-0000.ndjson").read_text()
+    (tmp_path / "no-expected.ndjson").write_text(renamed(cutoff, "cutoff-tiny-0000", "no-expected"))
     names = ["bad-op", "bad-expected", "unreadable", "no-expected"]
     return paths + [tmp_path / f"{n}.ndjson" for n in names]
 
@@ -51,12 +57,12 @@ def test_bad_traces_in_a_batch_are_rejected_and_the_rest_runs(batch: list[Path])
     assert [v.impl for v in verdicts] == ["reference"] * 7 + ["oracle-python"] * 7
     by = {(v.impl, v.trace_id): v for v in verdicts}
     for impl in ("reference", "oracle-python"):
-        for tid in [*GOOD, "cutoff-tiny-0000"]:
+        for tid in [*GOOD, "no-expected"]:
             assert by[(impl, tid)].verdict == "pass", by[(impl, tid)].describe()
         bad = by[(impl, "bad-op")]
         assert (bad.verdict, bad.kind) == ("skipped", "bad-trace")
         assert "bad-op.ndjson line" in bad.reason and "field 'op'" in bad.reason
-        exp = by[(impl, "zipf-tiny-0000")]  # the trace is fine, its expected file is not
+        exp = by[(impl, "bad-expected")]  # the trace is fine, its expected file is not
         assert (exp.verdict, exp.kind) == ("skipped", "bad-expected")
         assert "bad-expected.expected.ndjson line 1: field 'event'" in exp.reason
         unr = by[(impl, "unreadable")]

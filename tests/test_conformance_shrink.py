@@ -6,11 +6,12 @@ from dataclasses import replace
 
 from conformance.generators import GENERATORS
 from conformance.shrink import shrink, without
-from properties.reference_mutants import MUTANTS
-from reference.model import Predicate, Subscription
-from reference.ops import Fail, Join, Leave, Subscribe, Trace, Unsubscribe, validate_trace
-from reference.oracle import expected_deliveries
-from reference.run import compare, run_trace
+from properties.thesis.mutants import MUTANTS
+from reference.common.model import Predicate, Subscription
+from reference.common.ops import Fail, Join, Leave, Subscribe, Trace, Unsubscribe, validate_trace
+from reference.common.oracle import expected_deliveries
+from reference.sim.run import compare
+from reference.thesis.run import run_trace
 
 
 def closed_segments_fail(t: Trace) -> bool:

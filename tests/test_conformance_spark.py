@@ -15,7 +15,7 @@ from conformance.runner import run_traces
 from conformance.spark_generate import generate_trace_set
 from conformance.traceio import read_expected, read_trace
 from conformance.verdict import Verdict
-from reference.oracle import expected_deliveries
+from reference.common.oracle import expected_deliveries
 from tests.spark_fixtures import spark
 
 __all__ = ["spark"]
@@ -23,7 +23,8 @@ FAULTY = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "
 pytestmark = pytest.mark.spark
 
 
-# generation per partitioning and the agreement of both oracles: tests/test_spark_pipeline.py
+# generation per partitioning and the agreement of both oracles:
+# tests/test_conformance_spark_pipeline.py
 
 
 def _comparable(v: Verdict) -> Verdict:

@@ -4,7 +4,7 @@ an implementation's verdict over a set is its worst."""
 from __future__ import annotations
 
 from conformance.verdict import Verdict, judge, overall
-from reference.oracle import Delivery
+from reference.common.oracle import Delivery
 
 E = [Delivery("e1", "s1"), Delivery("e1", "s2"), Delivery("e2", "s1")]
 

@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 from pubsub_spec.cli import main
-from reference.lbdd import build_tree
-from reference.lbdd_transfer import contribution_rates, over_tree, point_to_point, random_uploads
+from reference.lbdd.algorithms import build_tree
+from reference.lbdd.transfer import (
+    contribution_rates,
+    over_tree,
+    point_to_point,
+    random_uploads,
+)
 
 
 def test_cli_prints_tree_and_writes_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

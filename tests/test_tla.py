@@ -44,7 +44,7 @@ def test_every_invariant_has_a_passing_model_and_a_mutant() -> None:
 
 
 def test_manifest_lists_every_model() -> None:
-    cfgs = {p.name for p in SPEC.glob("MC*.cfg")}
+    cfgs = {p.relative_to(SPEC).as_posix() for p in SPEC.glob("*/MC*.cfg")}
     listed = {m.cfg for m in MODELS}
     assert cfgs == listed, f"not in spec/manifest.json: {cfgs - listed}; missing: {listed - cfgs}"
     for m in MODELS:

@@ -21,8 +21,8 @@ from properties.lemmas import (
     table,
 )
 from properties.z3typed import bv_const, evaluate, integer, prove, real
-from reference.cutoff import segments
-from reference.lbdd import bucket_of_distance, slice_bounds
+from reference.lbdd.algorithms import bucket_of_distance, slice_bounds
+from reference.thesis.cutoff import segments
 
 
 @pytest.mark.parametrize("lemma", LEMMAS, ids=lambda f: f.__name__)

@@ -11,7 +11,8 @@ that matches but is not sure for every attribute is on the border list of the at
 is not; only the border lists of the event's buckets are checked exactly against the columns.
 Subscriptions added since the last build are scanned by brute force over the columns; the index
 is rebuilt when that tail grows past a quarter of it.
-It must deliver exactly what the brute-force oracle delivers (tests/test_variants.py)."""
+It must deliver exactly what the brute-force oracle delivers
+(tests/test_conformance_variants.py)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from reference.model import Event, MatchMode, Schema, Subscription
-from reference.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
-from reference.oracle import Delivery
+from reference.common.model import Event, MatchMode, Schema, Subscription
+from reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
+from reference.common.oracle import Delivery
 
 EXACT = float(2**53)  # integers beyond this are not exact in float64
 BUCKETS = 1024

@@ -1,0 +1,23 @@
+"""The registry of simulated systems: one `SystemInfo` per system package (DESIGN.md, "Five
+systems, one contract"). It is the only module of reference/ that imports every system; shared
+packages (common, sim, overlay) import none (tests/test_layout.py)."""
+
+from __future__ import annotations
+
+from reference.sim.system import SystemInfo, Variant
+from reference.thesis.info import THESIS
+
+SYSTEMS: dict[str, SystemInfo] = {s.name: s for s in (THESIS,)}
+
+
+def system(name: str) -> SystemInfo:
+    try:
+        return SYSTEMS[name]
+    except KeyError:
+        known = ", ".join(sorted(SYSTEMS))
+        raise KeyError(f"unknown system {name!r} (known: {known})") from None
+
+
+def variants() -> dict[str, tuple[SystemInfo, Variant]]:
+    """Every conformance built-in that runs a simulated system, by built-in name."""
+    return {v.builtin: (s, v) for s in SYSTEMS.values() for v in s.variants}

@@ -1,0 +1,67 @@
+"""The stored points of a subscription (thesis §3.3, Program 3.2 line 8; §3.3 range widening;
+§3.5 cut-off remapping): a pure function of (run seed, subscription, sequence number).
+
+The subscriber "randomly chooses an attribute out of the attributes specified" (§3.3) and, for a
+range wider than the cut-off, "h is randomly, locally selected" (§3.5). Both choices come from a
+generator of their own, `random.Random(f"{seed}:points:{sub id}:{seq}")`, not from the system's
+shared generator, so a subscription's points do not depend on how unrelated messages
+interleave (decision D-POINTS in docs/thesis.md): the array-based variant
+(conformance/variants/thesis_array_sim.py) computes the very same points without simulating
+messages.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+from reference.common.model import Attribute, Predicate, Subscription, qualified
+from reference.thesis.config import ThesisConfig
+from reference.thesis.cutoff import choose_h, segments
+from reference.thesis.space import Square
+from reference.thesis.tree import StoredPoint
+
+
+def points_rng(seed: int, sub_id: str, seq: int) -> random.Random:
+    return random.Random(f"{seed}:points:{sub_id}:{seq}")
+
+
+def stored_points(
+    sub: Subscription,
+    seq: int,
+    seed: int,
+    config: ThesisConfig,
+    attrs: dict[str, Attribute],
+    squares: dict[str, Square],
+) -> tuple[StoredPoint, ...]:
+    rng = points_rng(seed, sub.id, seq)
+    # "randomly chooses an attribute out of the attributes specified" (§3.3, line 8)
+    base = rng.choice(sorted(p.attribute for p in sub.predicates))
+    q = qualified(sub.schema, base)
+    attr, square = attrs[q], squares[q]
+    pred = sub.predicate(base)
+    assert pred is not None
+    lo, hi = pred.lo, pred.hi
+    r = config.widening_of(q)
+    if r:
+        # range widening [v1 - r, v2 + r] against endless splits (§3.3), kept in the domain
+        lo, hi = max(attr.min, lo - r), min(attr.max, hi + r)
+        if attr.type == "int":
+            lo, hi = math.floor(lo), math.ceil(hi)
+    stored = replace(
+        sub,
+        predicates=tuple(
+            Predicate(p.attribute, lo, hi) if p.attribute == base else p for p in sub.predicates
+        ),
+    )
+    c = config.cutoff_of(q)
+    h: int | float = 0
+    if c is not None and Fraction(hi) - Fraction(lo) > Fraction(c):
+        fixed = dict(config.cutoff_h).get(q)
+        h = fixed if fixed is not None else choose_h(c, attr.type, rng, config.h_low_fraction)
+    return tuple(
+        StoredPoint(stored, base, seg, square.point_path(seg.lo, seg.hi), seq)  # §3.5
+        for seg in segments(lo, hi, c, h)
+    )
