@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -125,9 +126,9 @@ def plot_png(verdicts: list[Verdict]) -> bytes:
 def _rejections(verdicts: list[Verdict]) -> list[tuple[str, str]]:
     seen: dict[str, str] = {}
     for v in verdicts:
-        if v.kind in REJECTED:
-            seen.setdefault(v.trace_id, v.reason)
-    return sorted(seen.items())
+        if v.kind in REJECTED:  # each rejection once (the same file for every implementation)
+            seen.setdefault(v.reason, v.trace_id)
+    return sorted((tid, reason) for reason, tid in seen.items())
 
 
 def _shrunk_text(out: Path, v: Verdict) -> str | None:
@@ -142,13 +143,27 @@ def _shrunk_text(out: Path, v: Verdict) -> str | None:
     return "\n".join(lines)
 
 
+_MD_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*_[]<>|#!"})
+
+
 def _md(text: object) -> str:
-    return str(text).replace("|", "\\|")
+    """Text from traces and implementations, inert in Markdown: control characters and line
+    breaks become spaces, Markdown punctuation and HTML are escaped (issue 10)."""
+    flat = "".join(" " if (ord(c) < 32 or 0x7F <= ord(c) < 0xA0) else c for c in str(text))
+    return flat.translate(_MD_SPECIAL)
+
+
+def _code(text: object) -> str:
+    """An inline code span that no backtick in `text` can close early."""
+    flat = "".join(" " if (ord(c) < 32 or 0x7F <= ord(c) < 0xA0) else c for c in str(text))
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"  # a code span is literal text (CommonMark)
 
 
 def markdown(verdicts: list[Verdict], title: str, notes: list[str], out: Path | None = None) -> str:
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
-    lines = [f"# {title}", "", *notes, ""]
+    lines = [f"# {_md(title)}", "", *notes, ""]
     lines += [
         "| implementation | verdict | pass | fail | unknown | skipped | publishes checked |",
         "|---|---|---|---|---|---|---|",
@@ -156,24 +171,27 @@ def markdown(verdicts: list[Verdict], title: str, notes: list[str], out: Path | 
     for row in summary_rows(verdicts):
         lines.append("| " + " | ".join(_md(x) for x in row) + " |")
     lines += ["", "## Implementation x trace set", ""]
-    lines.append("| implementation | " + " | ".join(sets) + " |")
+    lines.append("| implementation | " + " | ".join(_md(s) for s in sets) + " |")
     lines.append("|---" * (len(sets) + 1) + "|")
     for impl in impls:
         texts = [_cell_text(cells.get((impl, s))) for s in sets]
         lines.append(f"| {_md(impl)} | " + " | ".join(texts) + " |")
     rejected = _rejections(verdicts)
     lines += ["", "## Rejected traces", ""]
-    lines += [f"- `{tid}`: {reason}" for tid, reason in rejected] or ["None."]
+    lines += [f"- {_code(tid)}: {_md(reason)}" for tid, reason in rejected] or ["None."]
     failures = [v for v in verdicts if v.verdict != "pass" and v.kind not in REJECTED]
     lines += ["", "## Failures and other non-passing verdicts", ""]
     if not failures:
         lines.append("None.")
     for v in failures:
-        lines.append(f"- **{v.impl}** on `{v.trace_id}` ({v.generator}): {v.describe()}")
+        lines.append(
+            f"- **{_md(v.impl)}** on {_code(v.trace_id)} ({_md(v.generator)}): {_md(v.describe())}"
+        )
         if "shrunk" in v.extra:
             lines.append(
-                f"  - smallest failing trace: `{v.extra['shrunk']}` ({v.extra['shrunk_ops']} ops"
-                + (f"; {v.extra['shrunk_verdict']}" if "shrunk_verdict" in v.extra else "")
+                f"  - smallest failing trace: {_code(v.extra['shrunk'])} "
+                f"({_md(v.extra['shrunk_ops'])} ops"
+                + (f"; {_md(v.extra['shrunk_verdict'])}" if "shrunk_verdict" in v.extra else "")
                 + ")"
             )
             text = _shrunk_text(out, v) if out is not None else None
@@ -182,7 +200,8 @@ def markdown(verdicts: list[Verdict], title: str, notes: list[str], out: Path | 
     lines += ["", "## All verdicts", "", "| implementation | trace | generator | verdict |"]
     lines.append("|---|---|---|---|")
     for v in verdicts:
-        lines.append(f"| {_md(v.impl)} | {v.trace_id} | {v.generator} | {_md(v.describe())} |")
+        words = (v.impl, v.trace_id, v.generator, v.describe())
+        lines.append("| " + " | ".join(_md(c) for c in words) + " |")
     return "\n".join(lines) + "\n"
 
 

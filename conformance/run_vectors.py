@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -25,23 +26,54 @@ from pathlib import Path
 
 from conformance.impls import builtin, outside
 from conformance.runner import run_traces
+from conformance.traceio import _load, confined, read_text_file
 from conformance.verdict import Verdict, overall
+from pubsub_spec.argtypes import non_empty, out_dir, seconds
+from reference.common.errors import InputError
 
 VECTORS = Path(__file__).with_name("vectors")
 
 
-def list_traces(target: Path) -> list[Path]:
-    """The trace files of a directory (index.json order, else sorted) or the file itself."""
-    if target.is_file():
-        return [target]
+def collect_traces(target: Path) -> tuple[list[Path], list[InputError]]:
+    """The trace files of a directory (index.json order, else sorted) or the path itself, and
+    the index's rejected entries (file, line and field named): an index that is not JSON or not
+    a list of entries, an entry without a `trace` name, or one that points outside the
+    directory (confinement). A bad entry does not stop the others."""
+    if not target.is_dir():
+        return [target], []  # the reader rejects what is not a regular file
     index = target / "index.json"
-    if index.is_file():
-        data = json.loads(index.read_text(encoding="utf-8"))
-        entries = data["traces"] if isinstance(data, dict) else data
-        return [target / str(e["trace"]) for e in entries]
-    return sorted(
-        p for p in target.glob("*.ndjson") if not p.name.endswith(".expected.ndjson")
-    )
+    if not os.path.lexists(index):
+        return sorted(
+            p for p in target.glob("*.ndjson") if not p.name.endswith(".expected.ndjson")
+        ), []  # fmt: skip
+    try:
+        data = _load(read_text_file(index), f"{index} line 1")
+    except InputError as e:
+        return [], [e]
+    entries = data.get("traces") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        where = f"{index} line 1"
+        return [], [InputError(where, "traces", "expected a list of entries")]
+    paths: list[Path] = []
+    bad: list[InputError] = []
+    for n, entry in enumerate(entries):
+        fld = f"traces[{n}].trace"
+        name = entry.get("trace") if isinstance(entry, dict) else None
+        try:
+            if not isinstance(name, str):
+                raise InputError(f"{index} line 1", fld, f"expected a file name, got {name!r}")
+            paths.append(confined(target, name, f"{index} line 1", fld))
+        except InputError as err:
+            bad.append(err)
+    return paths, bad
+
+
+def list_traces(target: Path) -> list[Path]:
+    """The trace files of `target` (collect_traces); raises the first bad index entry."""
+    paths, bad = collect_traces(target)
+    if bad:
+        raise bad[0]
+    return paths
 
 
 def run_vectors(
@@ -52,13 +84,22 @@ def run_vectors(
     echo: bool = False,
 ) -> list[Verdict]:
     """One verdict per trace of `targets` for `impl` (a built-in name or `cmd:COMMAND`)."""
-    paths = [p for t in targets for p in list_traces(Path(t))]
+    paths: list[Path] = []
+    rejected: list[Verdict] = []
+    for t in targets:
+        found, bad = collect_traces(Path(t))
+        paths += found
+        rejected += [
+            Verdict(impl, f"{Path(t).name}/index.json:{e.field}", "?", "skipped",
+                    reason=f"bad index: {e}", kind="bad-trace")
+            for e in bad
+        ]  # fmt: skip
 
     def show(done: int, total: int, v: Verdict) -> None:
         if echo:
             print(f"[{done:>3}/{total}] {v.trace_id:<32} {v.describe()}", flush=True)
 
-    return run_traces([impl], paths, None, op_timeout, total_timeout, progress=show)
+    return rejected + run_traces([impl], paths, None, op_timeout, total_timeout, progress=show)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,11 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--impl", metavar="CMD", help="command line of an outside implementation")
+    who.add_argument(
+        "--impl", type=non_empty, metavar="CMD", help="command line of an outside implementation"
+    )
     who.add_argument("--builtin", metavar="NAME", help=f"one of {', '.join(builtin())}")
-    p.add_argument("--op-timeout", type=float, default=5.0, help="seconds per op (default 5)")
-    p.add_argument("--total-timeout", type=float, default=120.0, help="seconds per trace")
-    p.add_argument("--report", metavar="DIR", help="also write report.md and report.html here")
+    p.add_argument("--op-timeout", type=seconds, default=5.0, help="seconds per op (default 5)")
+    p.add_argument("--total-timeout", type=seconds, default=120.0, help="seconds per trace")
+    p.add_argument(
+        "--report", type=out_dir, metavar="DIR", help="also write report.md and report.html here"
+    )
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON")
     p.add_argument("targets", nargs="*", metavar="DIR_OR_FILE", default=[str(VECTORS)])
     a = p.parse_args(argv)

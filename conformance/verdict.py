@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from reference.oracle import Delivery
+from reference.common.oracle import Delivery
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,9 @@ class Verdict:
     seconds: float = 0.0
     extra: dict[str, str] = field(default_factory=dict)
     # why it did not pass: deliveries | vacuous | crash | timeout | protocol | error | start |
-    # feature | bad-trace | bad-expected | unavailable | unknown-impl ("" for a pass)
+    # feature | bad-trace | bad-expected | unavailable | unknown-impl | output-limit (fail: more
+    # output than the limits allow) | resource (unknown: a built-in hit a memory limit)
+    # ("" for a pass)
     kind: str = ""
 
     def describe(self) -> str:

@@ -14,26 +14,38 @@ from pathlib import Path
 from conformance.generators import GENERATORS, PROFILES
 from conformance.impls import builtin
 from conformance.report import short_label, summary_rows, write_report
+from pubsub_spec.argtypes import name_list, non_empty, out_dir, positive_int, seconds, seed_int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", default="out/conformance", help="report and traces go here")
+    p.add_argument(
+        "--out", type=out_dir, default="out/conformance", help="report and traces go here"
+    )
     p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
-    p.add_argument("--count", type=int, default=3, help="traces per generator")
+    p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
     p.add_argument("--profile", choices=sorted(PROFILES), default="small")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--generators", default=",".join(GENERATORS), help="comma-separated")
+    p.add_argument("--seed", type=seed_int, default=1)
+    p.add_argument(
+        "--generators", type=name_list, default=",".join(GENERATORS), help="comma-separated"
+    )
     p.add_argument(
         "--impls", default=",".join(builtin()), help="comma-separated built-in implementations"
     )
     p.add_argument(
         "--impl",
         action="append",
+        type=non_empty,
         default=[],
         metavar="CMD",
         help="an outside implementation: a command speaking conformance/PROTOCOL.md (repeatable)",
     )
-    p.add_argument("--op-timeout", type=float, default=5.0, help="seconds per op, outside programs")
+    p.add_argument(
+        "--op-timeout", type=seconds, default=5.0, help="seconds per op, outside programs"
+    )
+    p.add_argument(
+        "--total-timeout", type=seconds, default=120.0,
+        help="seconds per trace, outside programs and built-ins alike (default 120)",
+    )  # fmt: skip
     p.add_argument("--no-shrink", action="store_true", help="do not shrink failing traces")
 
 
@@ -93,7 +105,10 @@ def _conform(
         if done == total:
             _say(f"{total} runs done", start)
 
-    verdicts = run_traces(impls, paths, spark, op_timeout=args.op_timeout, progress=progress)
+    verdicts = run_traces(
+        impls, paths, spark, op_timeout=args.op_timeout,
+        total_timeout=getattr(args, "total_timeout", 120.0), progress=progress,
+    )  # fmt: skip
     if not args.no_shrink and any(v.verdict == "fail" for v in verdicts):
         _say("shrinking the failing traces", start)
         verdicts = shrink_failures(

@@ -13,22 +13,27 @@ import time
 from pathlib import Path
 
 from conformance.generators import GENERATORS, PROFILES
+from pubsub_spec.argtypes import existing_dir, name_list, out_dir, positive_int, seed_int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", default="out/traces", help="the trace set goes here")
+    p.add_argument("--out", type=out_dir, default="out/traces", help="the trace set goes here")
     p.add_argument(
         "--generators",
+        type=name_list,
         default=",".join(GENERATORS),
         help=f"comma-separated, from: {', '.join(GENERATORS)}",
     )
-    p.add_argument("--count", type=int, default=3, help="traces per generator")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
+    p.add_argument("--seed", type=seed_int, default=1)
     p.add_argument("--profile", choices=sorted(PROFILES), default="small")
     p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
-    p.add_argument("--partitions", type=int, default=None, help="Spark partitions for generation")
+    p.add_argument(
+        "--partitions", type=positive_int, default=None, help="Spark partitions for generation"
+    )
     p.add_argument(
         "--check",
+        type=existing_dir,
         default=None,
         metavar="DIR",
         help="read and validate the NDJSON traces of DIR instead of generating, and write "
@@ -43,7 +48,7 @@ def _say(msg: str, start: float) -> None:
 def _check(spark: object, directory: Path, start: float) -> int:
     from conformance.spark_oracle import spark_expected
     from conformance.traceio import read_trace_batch, write_expected
-    from reference.oracle import Delivery
+    from reference.common.oracle import Delivery
 
     paths = sorted(p for p in directory.glob("*.ndjson") if not p.name.endswith(".expected.ndjson"))
     good, bad = read_trace_batch(paths)

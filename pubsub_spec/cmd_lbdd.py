@@ -9,13 +9,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from reference.lbdd import bucket_no, build_tree, digest, tree_depth
+from pubsub_spec.argtypes import int_range, seed_int
+from reference.lbdd.algorithms import bucket_no, build_tree, digest, tree_depth
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("addresses", nargs="*", help="the publisher first, then the subscribers")
-    p.add_argument("--random", type=int, default=0, help="N random IPv4 subscribers instead")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(  # 253^4 addresses exist; a million is a picture no one can read
+        "--random", type=int_range(0, 1_000_000), default=0,
+        help="N random IPv4 subscribers instead",
+    )  # fmt: skip
+    p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--svg", default=None, help="also write the tree as an SVG picture")
 
 

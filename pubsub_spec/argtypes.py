@@ -1,0 +1,100 @@
+"""argparse types with ranges (issue 10): every number a command takes is checked where it is
+parsed, with a message that names the option's rule (`--nodes 0`, `nan`, `inf`, a negative
+depth, a probability of 5, an empty `--impl`, an `--out` that is a file)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+
+def int_range(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """An integer in [low, high] (either end optional)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {_bounds(low, high)}, got {value}")
+        return value
+
+    parse.__name__ = f"integer {_bounds(low, high)}"
+    return parse
+
+
+def float_range(
+    low: float | None = None, high: float | None = None, low_open: bool = False
+) -> Callable[[str], float]:
+    """A finite number in [low, high] (or (low, high] with `low_open`); NaN and infinities are
+    rejected."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        below = low is not None and (value <= low if low_open else value < low)
+        if below or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(
+                f"must be {_bounds(low, high, low_open)}, got {value:g}"
+            )
+        return value
+
+    parse.__name__ = f"number {_bounds(low, high, low_open)}"
+    return parse
+
+
+def _bounds(low: float | None, high: float | None, low_open: bool = False) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}]"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f"<= {high:g}"
+    return "any"
+
+
+positive_int = int_range(1)
+non_negative_int = int_range(0)
+seed_int = int_range(-(2**63), 2**63 - 1)  # seeds are 64-bit signed (FORMAT.md)
+probability = float_range(0.0, 1.0)
+seconds = float_range(0.0, 86400.0, low_open=True)  # a timeout: > 0, at most a day
+
+
+def non_empty(text: str) -> str:
+    """A non-blank string (e.g. an `--impl` command)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def out_dir(text: str) -> str:
+    """A directory to write into: it may not exist yet, but must not be a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            raise argparse.ArgumentTypeError(f"{parent} is not a directory")
+    return text
+
+
+def existing_dir(text: str) -> str:
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: not a directory")
+    return text
+
+
+def name_list(text: str) -> str:
+    """A comma-separated list with at least one non-empty name."""
+    if not [x for x in text.split(",") if x.strip()]:
+        raise argparse.ArgumentTypeError("expected at least one name")
+    return text
