@@ -4,10 +4,16 @@ packages (common, sim, overlay) import none (tests/test_layout.py)."""
 
 from __future__ import annotations
 
+from reference.kyra.info import KYRA, MCGROUPS, SIENA
+from reference.octopia.info import OCTOPIA_IDR, OCTOPIA_SNR, TID
 from reference.sim.system import SystemInfo, Variant
+from reference.tam.info import TAM, TAM_BASIC
 from reference.thesis.info import THESIS
 
-SYSTEMS: dict[str, SystemInfo] = {s.name: s for s in (THESIS,)}
+SYSTEMS: dict[str, SystemInfo] = {
+    s.name: s
+    for s in (THESIS, KYRA, SIENA, MCGROUPS, OCTOPIA_SNR, OCTOPIA_IDR, TID, TAM, TAM_BASIC)
+}
 
 
 def system(name: str) -> SystemInfo:

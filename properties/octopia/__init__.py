@@ -1,0 +1,1 @@
+"""OctopiA invariants: workloads, mutants and checks (docs/octopia.md)."""

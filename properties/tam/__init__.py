@@ -1,0 +1,1 @@
+"""Invariants of Tam et al. (seed 004): z3 lemmas on intervals and keys."""

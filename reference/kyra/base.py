@@ -1,0 +1,186 @@
+"""What Kyra, Siena and the multicast groups share as simulated systems: a static set of
+servers (brokers) placed by the latency model, unicast messages on one event engine, the
+subscriber-side bookkeeping of D-OPS/K-D12, and the per-server figures of the evaluation
+(brief §3: routing-table records, matching operations, uninterested servers reached).
+
+Mapping of a trace onto the service network (brief §1 "Mapping", recorded in docs/kyra.md):
+the trace's initial nodes n0..n{k-1} are the servers; a subscription's `subscriber` is its
+original server (the client's proxy, Kyra §I) and an event's `publisher` its publishing server.
+The papers' networks are static: join/leave/fail are not supported (feature `churn` is not
+declared, decision K-D13 phase 1, so churn traces are skipped).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from reference.common.matching import matches
+from reference.common.model import Event, MatchMode, Schema, Subscription
+from reference.common.ops import Trace, initial_node_names
+from reference.common.oracle import Delivery
+from reference.kyra.config import KyraConfig, config_of
+from reference.kyra.messages import Message, size_of, type_of
+from reference.sim.latency import LatencyModel
+from reference.sim.metrics import Metrics
+from reference.sim.system import System
+
+
+@dataclass
+class BrokerMetrics(Metrics):
+    """The common counters plus the figures of the brief's reconstructed evaluation."""
+
+    match_ops: Counter[str] = field(default_factory=Counter)
+    events_received: Counter[str] = field(default_factory=Counter)
+    uninterested: Counter[str] = field(default_factory=Counter)
+    events: int = 0
+
+
+@dataclass(frozen=True)
+class Arrival:
+    src: str
+    dst: str
+    msg: Message
+
+
+@dataclass
+class SubState:
+    sub: Subscription
+    seq: int
+    started_at: float
+    active: bool = True
+
+
+class BrokerSystem(System[Arrival]):
+    """Servers, messages and deliveries; subclasses implement the routing."""
+
+    SECTION = ""
+
+    def __init__(self, trace: Trace) -> None:
+        super().__init__(trace.seed)
+        self.config: KyraConfig = config_of(trace, self.SECTION)
+        self.matching: MatchMode = trace.matching
+        self.schemas: dict[str, Schema] = {s.name: s for s in trace.schemas}
+        self.servers: list[str] = initial_node_names(trace.initial_nodes)
+        self.latency = LatencyModel(trace.seed, self.config.mean_rtt_ms)
+        for s in self.servers:
+            self.latency.place(s)
+        self.metrics: BrokerMetrics = BrokerMetrics()
+        self.subs: dict[str, SubState] = {}
+        self.pending: Counter[str] = Counter()
+        self.event_seq: dict[str, int] = {}
+        self.published_at: dict[str, float] = {}
+
+    # -- network ---------------------------------------------------------------------------
+    def distance(self, a: str, b: str) -> float:
+        """Kyra §III.A: distance = network latency (one-way, the latency model's)."""
+        return self.latency.one_way(a, b)
+
+    def send(self, src: str, dst: str, msg: Message) -> None:
+        """One unicast message; a message to oneself costs nothing and takes no time."""
+        kind = type_of(msg)
+        delay = 0.0
+        if src != dst:
+            self.metrics.sends[kind] += 1
+            self.metrics.hop(src, kind, size_of(msg))
+            delay = self.latency.one_way(src, dst)
+        self.engine.schedule(self.engine.now + delay, Arrival(src, dst, msg))
+
+    def _dispatch(self, item: Arrival) -> str:
+        self.handle(item.src, item.dst, item.msg)
+        return f"{type_of(item.msg)}|{item.src}>{item.dst}"
+
+    def handle(self, src: str, dst: str, msg: Message) -> None:
+        raise NotImplementedError
+
+    # -- subscriptions ---------------------------------------------------------------------
+    def installed(self, sub_id: str) -> bool:
+        """K-D12 (D-OPS): a subscribe completes when every fragment is stored everywhere."""
+        st = self.subs.get(sub_id)
+        if st is None:
+            return False
+        if self.pending[sub_id] == 0:
+            if st.started_at >= 0:
+                self.metrics.install_latency_ms.append(self.engine.now - st.started_at)
+                st.started_at = -1.0
+            return True
+        return False
+
+    def _start_sub(self, sub: Subscription, seq: int) -> None:
+        self.subs[sub.id] = SubState(sub, seq, self.engine.now)
+
+    def active_for(self, sub: Subscription, event: Event) -> bool:
+        """K-D12: a subscription is matched only for events published after it (its seq is
+        lower) and while it is active at its original server."""
+        st = self.subs.get(sub.id)
+        return st is not None and st.active and st.seq < self.event_seq[event.id]
+
+    def local_matches(self, server: str, subs: Sequence[Subscription], event: Event) -> list[str]:
+        """The ids of `subs` that match the event (counted as matching operations)."""
+        out: list[str] = []
+        for s in subs:
+            self.metrics.match_ops[server] += 1
+            if self.active_for(s, event) and matches(s, event, self.matching):
+                out.append(s.id)
+        return out
+
+    def deliver(self, server: str, event: Event, sub_ids: Sequence[str]) -> None:
+        """At the original server: one Delivery per subscription id (the trace contract)."""
+        for sid in sub_ids:
+            st = self.subs[sid]
+            assert st.sub.subscriber == server
+            if st.active:
+                self.deliveries.append(Delivery(event.id, sid))
+                self.metrics.delivery_latency_ms.append(
+                    self.engine.now - self.published_at[event.id]
+                )
+
+    def _start_event(self, event: Event, seq: int) -> None:
+        self.event_seq[event.id] = seq
+        self.published_at[event.id] = self.engine.now
+        self.metrics.events += 1
+
+    # -- churn: not supported (K-D13) ------------------------------------------------------
+    def join(self, name: str) -> None:
+        raise ValueError(f"{type(self).__name__} has a static server set (K-D13)")
+
+    def leave(self, name: str) -> None:
+        raise ValueError(f"{type(self).__name__} has a static server set (K-D13)")
+
+    def fail(self, names: Sequence[str]) -> None:
+        raise ValueError(f"{type(self).__name__} has a static server set (K-D13)")
+
+    def peer_count(self) -> int:
+        return len(self.servers)
+
+    # -- figures ---------------------------------------------------------------------------
+    def table_records(self) -> dict[str, int]:
+        """Routing-table records per server (subclasses)."""
+        return {}
+
+    def figures(self) -> list[str]:
+        m = self.metrics
+        n = max(1, len(self.servers))
+        ev = max(1, m.events)
+        recs = self.table_records()
+        recv = [m.events_received[s] for s in self.servers]
+        mean_recv = sum(recv) / n
+        lines = [
+            f"table records per server: {sum(recs.values()) / n:.1f} "
+            f"(max {max(recs.values(), default=0)})",
+            f"matching operations per event: {sum(m.match_ops.values()) / ev:.1f}",
+            f"messages per event: "
+            f"{sum(v for k, v in m.messages.items() if k.startswith('Event')) / ev:.2f}",
+            f"uninterested servers reached per event: {sum(m.uninterested.values()) / ev:.2f}",
+            f"load balance (events received, max/mean): "
+            f"{(max(recv, default=0) / mean_recv) if mean_recv else 0.0:.2f}",
+        ]
+        return lines
+
+
+def group_by_subscriber(subs: dict[str, Subscription], ids: Sequence[str]) -> dict[str, list[str]]:
+    out: defaultdict[str, list[str]] = defaultdict(list)
+    for sid in ids:
+        out[subs[sid].subscriber].append(sid)
+    return dict(sorted(out.items()))

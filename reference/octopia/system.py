@@ -1,0 +1,432 @@
+"""OctopiA behind the common System interface (reference/sim/system.py): brokers of a SCOT,
+clients attached to them, scotAFP (§V), subscription broadcast with subgrouping and CIB_SET
+(§VI), and SNR or IDR notification routing (§VII).
+
+Trace nodes are *clients* (A18): each attaches to one broker (config `attach`, else a seeded
+choice); a client's leave or failure ends its subscriptions and advertisements. Brokers never
+fail (broker churn is the paper's future work). A subscription is installed once its broadcast
+has reached every broker of its cluster and every CIB_SET it caused has reached its host.
+Notifications wait in per-link FIFO output queues (O-QUEUE); control messages do not.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from reference.common.matching import matches
+from reference.common.model import Event, MatchMode, Subscription
+from reference.common.ops import Trace
+from reference.common.oracle import Delivery
+from reference.octopia.advertisements import (
+    Advertisement,
+    conforms,
+    implicit_advertisements,
+    overlaps,
+)
+from reference.octopia.civ import bit, bits
+from reference.octopia.config import OctopiaConfig, config_of
+from reference.octopia.messages import (
+    TYPE_OF,
+    Adv,
+    CibSet,
+    Message,
+    Notification,
+    Sub,
+    Unadv,
+    Unsub,
+    size_of,
+)
+from reference.octopia.routing import FREE, Copy, IdrDecision, OutputQueue, idr_copies, snr_copies
+from reference.octopia.scot import Broker, Scot, broker_name
+from reference.octopia.subscriptions import SrtEntry, cib_set_targets
+from reference.sim.latency import LatencyModel
+from reference.sim.metrics import Metrics
+from reference.sim.system import System
+
+# A safety net for mutants only: a correct run receives each notification at most once per
+# broker (I3); further receptions are dropped and counted, so a looping mutant terminates.
+LOOP_GUARD = 3
+
+
+@dataclass
+class OctopiaMetrics(Metrics):
+    duplicates_discarded: int = 0  # TID: advertisement copies dropped as duplicates (§II)
+    civ_n: int = 0  # CIV-N copies sent (§VII-B)
+    idr_cases: Counter[str] = field(default_factory=Counter)
+    loop_drops: int = 0
+    max_receptions: int = 0  # per (event, broker); 1 in a correct run (I3)
+    filtered_old: int = 0  # copies reaching a subscription installed after the publish
+
+
+@dataclass(frozen=True)
+class Arrival:
+    src: Broker | None
+    dst: Broker
+    msg: Message
+
+
+@dataclass
+class SubState:
+    sub: Subscription
+    seq: int
+    host: Broker
+    pending: int = 0
+    active: bool = True
+
+
+@dataclass
+class PrtEntry:
+    """A PRT entry (sub, lastHop); lastHop None: the subscriber is a local client."""
+
+    sub: Subscription
+    last_hop: Broker | None
+
+
+class BrokerNetwork(System[Arrival]):
+    """What OctopiA and TID share: the SCOT brokers, clients, queues, latencies, delivery."""
+
+    message_kinds: tuple[str, ...] = ()
+
+    def __init__(self, trace: Trace, config: OctopiaConfig) -> None:
+        super().__init__(trace.seed)
+        self.config = config
+        self.matching: MatchMode = trace.matching
+        self.scot = Scot(config.factor(), config.m)
+        self.metrics: OctopiaMetrics = OctopiaMetrics()
+        self.latency = LatencyModel(trace.seed, config.mean_rtt_ms)
+        for b in self.scot.brokers:
+            self.latency.place(broker_name(b))
+        self.queues: dict[tuple[Broker, Broker], OutputQueue] = {}
+        self._attach = config.attach_map()
+        self.subs: dict[str, SubState] = {}
+        self.adverts: dict[str, tuple[Advertisement, Broker]] = {}
+        self.event_seq: dict[str, int] = {}
+        self.published_at: dict[str, float] = {}
+        self.receptions: Counter[tuple[str, Broker]] = Counter()
+        self._overload_rng = random.Random(f"{trace.seed}:overload")
+        self._forced = {((x, i), (y, j)) for x, i, y, j in config.forced_links}
+        self.init_tables()
+        if config.implicit_advertisements:
+            for adv in implicit_advertisements(trace):  # decision O-IMPLICIT
+                self.advertise(adv.publisher, adv)
+            self.run_to_quiescence()
+
+    def init_tables(self) -> None:
+        """Create the per-broker SRT and PRT (before the implicit advertisements)."""
+
+    # -- clients (A18) ---------------------------------------------------------------------
+    def host_of(self, client: str) -> Broker:
+        if client not in self._attach:
+            rng = random.Random(f"{self.seed}:attach:{client}")  # §VIII: random placement
+            self._attach[client] = rng.choice(self.scot.brokers)
+        return self._attach[client]
+
+    def join(self, name: str) -> None:
+        self.host_of(name)  # a client attaches; brokers are static
+
+    def leave(self, name: str) -> None:
+        """A client's leave ends its subscriptions and advertisements (A18)."""
+        for sid, st in sorted(self.subs.items()):
+            if st.active and st.sub.subscriber == name:
+                self.unsubscribe(sid)
+        for aid, (adv, _) in sorted(self.adverts.items()):
+            if adv.publisher == name:
+                self.unadvertise(aid)
+
+    def fail(self, names: Sequence[str]) -> None:
+        """A client's failure is detected by its broker and treated as a leave (A18)."""
+        for n in names:
+            self.leave(n)
+
+    def peer_count(self) -> int:
+        return len(self.scot.brokers)
+
+    def installed(self, sub_id: str) -> bool:
+        return self.subs[sub_id].pending == 0
+
+    def apply_other(self, op: object) -> None:
+        raise ValueError(f"{type(self).__name__} takes no op {type(op).__name__} yet")
+
+    # -- advertisements (explicit API; ops to come) ----------------------------------------
+    def advertise(self, publisher: str, adv: Advertisement) -> None:
+        if adv.publisher != publisher:
+            raise ValueError(f"advertisement {adv.id} is not {publisher}'s")
+        if adv.id in self.adverts:
+            raise ValueError(f"duplicate advertisement id {adv.id!r}")
+        host = self.host_of(publisher)
+        self.adverts[adv.id] = (adv, host)
+        self._advertise(host, adv)
+
+    def unadvertise(self, adv_id: str) -> None:
+        _, host = self.adverts.pop(adv_id)
+        self._unadvertise(host, adv_id)
+
+    def _advertise(self, host: Broker, adv: Advertisement) -> None:
+        raise NotImplementedError
+
+    def _unadvertise(self, host: Broker, adv_id: str) -> None:
+        raise NotImplementedError
+
+    def conforming(self, event: Event) -> list[Advertisement]:
+        """The publisher's active advertisements the event conforms to (A7), by id."""
+        out = [a for a, _ in self.adverts.values() if conforms(event, a)]
+        if not out:
+            raise ValueError(f"event {event.id} conforms to no advertisement of {event.publisher}")
+        return sorted(out, key=lambda a: a.id)
+
+    # -- sending ---------------------------------------------------------------------------
+    def send(self, src: Broker, dst: Broker, msg: Message) -> None:
+        if dst not in self.scot.neighbours(src):
+            raise AssertionError(f"{broker_name(src)} -> {broker_name(dst)} is not a link")
+        kind = TYPE_OF[type(msg)]
+        self.metrics.sends[kind] += 1
+        self.metrics.hop(broker_name(src), kind, size_of(msg, self.scot.m))
+        at = self.engine.now
+        if isinstance(msg, Notification):  # O-QUEUE: notifications wait in output queues
+            at = self.queue(src, dst).enqueue(at)
+        at += self.latency.one_way(broker_name(src), broker_name(dst))
+        self.engine.schedule(at, Arrival(src, dst, msg))
+
+    def queue(self, src: Broker, dst: Broker) -> OutputQueue:
+        q = self.queues.get((src, dst))
+        if q is None:
+            q = self.queues[(src, dst)] = OutputQueue(self.config.link_service_ms)
+        return q
+
+    def overloaded(self, src: Broker, dst: Broker) -> bool:
+        """Eq. 10 on the LST row, or forced (config) for testing."""
+        if (src, dst) in self._forced:
+            return True
+        if self.config.forced_overload > 0 and (
+            self._overload_rng.random() < self.config.forced_overload
+        ):
+            return True
+        st = self.queue(src, dst).status(self.engine.now, self.config.window_ms)
+        return st.overloaded(self.config.theta, self.config.overload_rule)
+
+    def rank(self, src: Broker, dst: Broker) -> tuple[float, float]:
+        q = self.queues.get((src, dst))
+        st = FREE if q is None else q.status(self.engine.now, self.config.window_ms)
+        return st.rank()
+
+    def _dispatch(self, item: Arrival) -> str:
+        self._handle(item.src, item.dst, item.msg)
+        src = "-" if item.src is None else broker_name(item.src)
+        return f"{TYPE_OF[type(item.msg)]} {src}>{broker_name(item.dst)}"
+
+    def _handle(self, src: Broker | None, b: Broker, msg: Message) -> None:
+        raise NotImplementedError
+
+    # -- publication: reception and delivery -----------------------------------------------
+    def receive(self, event: Event, b: Broker) -> bool:
+        """Count a reception (I3); False when the loop guard drops it."""
+        key = (event.id, b)
+        self.receptions[key] += 1
+        n = self.receptions[key]
+        self.metrics.max_receptions = max(self.metrics.max_receptions, n)
+        if n > LOOP_GUARD:
+            self.metrics.loop_drops += 1
+            return False
+        return True
+
+    def deliver(self, sub: Subscription, event: Event) -> None:
+        """The subscriber's host hands the notification to its client (§I-II)."""
+        st = self.subs.get(sub.id)
+        if st is None or not st.active or not matches(sub, event, self.matching):
+            return
+        if st.seq >= self.event_seq[event.id]:
+            self.metrics.filtered_old += 1  # subscribed after the publish: not active for it
+            return
+        self.deliveries.append(Delivery(event.id, sub.id))
+        self.metrics.delivery_latency_ms.append(self.engine.now - self.published_at[event.id])
+
+    def note_publish(self, event: Event, seq: int) -> None:
+        self.event_seq[event.id] = seq
+        self.published_at[event.id] = self.engine.now
+
+    def srt_sizes(self) -> list[int]:
+        raise NotImplementedError
+
+    def prt_sizes(self) -> list[int]:
+        raise NotImplementedError
+
+    def figures(self) -> list[str]:
+        m = self.metrics
+        srt, prt = self.srt_sizes(), self.prt_sizes()
+        n = max(1, len(srt))
+        ims = ", ".join(f"{k} {m.messages[k]}" for k in self.message_kinds)
+        return [
+            f"IMs: {ims}",
+            f"SRT entries per broker {sum(srt) / n:.2f}, PRT entries per broker {sum(prt) / n:.2f}",
+            f"max receptions per (event, broker) {m.max_receptions}; CIV-N {m.civ_n}; "
+            f"IDR cases {dict(sorted(m.idr_cases.items()))}; duplicates discarded "
+            f"{m.duplicates_discarded}",
+        ]
+
+
+class OctopiaSystem(BrokerNetwork):
+    """OctopiA with SNR (`routing="snr"`) or IDR (`routing="idr"`) routing."""
+
+    message_kinds = (
+        "Advertisement",
+        "Unadvertisement",
+        "Subscription",
+        "Unsubscription",
+        "CIB_SET",
+        "Notification",
+    )
+
+    def __init__(self, trace: Trace, config: OctopiaConfig, routing: str) -> None:
+        if routing not in ("snr", "idr"):
+            raise ValueError(f"unknown routing {routing!r}")
+        self.routing = routing
+        self.srt: dict[Broker, dict[str, SrtEntry]] = {}
+        self.prt: dict[Broker, dict[str, PrtEntry]] = {}
+        super().__init__(trace, config)
+
+    def init_tables(self) -> None:
+        self.srt = {b: {} for b in self.scot.brokers}
+        self.prt = {b: {} for b in self.scot.brokers}
+
+    @classmethod
+    def for_trace(cls, trace: Trace, section: str, routing: str) -> OctopiaSystem:
+        return cls(trace, config_of(trace, section), routing)
+
+    def describe(self) -> str:
+        return (
+            f"OctopiA {self.routing.upper()} on SCOT |V_A|={len(self.scot.factor.vertices)} "
+            f"x K{self.scot.m} ({len(self.scot.brokers)} brokers)"
+        )
+
+    def srt_sizes(self) -> list[int]:
+        return [len(self.srt[b]) for b in self.scot.brokers]
+
+    def prt_sizes(self) -> list[int]:
+        return [len(self.prt[b]) for b in self.scot.brokers]
+
+    def _handle(self, src: Broker | None, b: Broker, msg: Message) -> None:
+        if isinstance(msg, Adv):
+            self.on_adv(src, b, msg)
+        elif isinstance(msg, Unadv):
+            self.srt[b].pop(msg.adv_id, None)
+        elif isinstance(msg, Sub):
+            self.subs[msg.sub.id].pending -= 1
+            self.receive_sub(b, msg.sub, src)
+        elif isinstance(msg, Unsub):
+            self.receive_unsub(b, msg.sub_id, src)
+        elif isinstance(msg, CibSet):
+            self.on_cib_set(b, msg)
+        else:
+            self.route(b, msg.event, src, msg.civ)
+
+    # -- scotAFP (§V; Algorithm 1 is cut off, rebuilt from the prose) ----------------------
+    def _advertise(self, host: Broker, adv: Advertisement) -> None:
+        # §V step 1: CIV in the advertisement context, host CIB ON, saved with lastHop P.
+        self.srt[host][adv.id] = SrtEntry(adv, host[1], None)
+        for _, nb in sorted(self.scot.secondary_neighbours(host).items()):
+            self.send(host, nb, Adv(adv, host))  # tree of depth 1, region R_x only
+
+    def on_adv(self, src: Broker | None, b: Broker, msg: Adv) -> None:
+        # §V step 2: SCB ON iff a subscription in this broker's PRT overlaps (A7).
+        scb = self.afp_prt_check(b, msg.adv)
+        self.srt[b][msg.adv.id] = SrtEntry(msg.adv, msg.host[1], msg.host, scb=scb)
+        if scb:  # §V step 3: one message back; the host sets CIB b[1]
+            self.send(b, msg.host, CibSet(msg.adv.id, b[1]))
+
+    def afp_prt_check(self, b: Broker, adv: Advertisement) -> bool:
+        return any(overlaps(adv, e.sub) for e in self.prt[b].values())
+
+    def _unadvertise(self, host: Broker, adv_id: str) -> None:
+        self.srt[host].pop(adv_id, None)
+        for _, nb in sorted(self.scot.secondary_neighbours(host).items()):
+            self.send(host, nb, Unadv(adv_id))
+
+    def on_cib_set(self, b: Broker, msg: CibSet) -> None:
+        if msg.sub is not None:
+            self.subs[msg.sub.id].pending -= 1
+        e = self.srt[b].get(msg.adv_id)
+        if e is not None and e.last_hop is None:
+            e.stc_mask |= bit(self.cib_index(msg.from_ci))  # §VI: CIB of the sender's cluster
+
+    def cib_index(self, from_ci: int) -> int:
+        return from_ci
+
+    # -- subscription broadcast (§VI) ------------------------------------------------------
+    def subscribe(self, sub: Subscription, seq: int) -> None:
+        host = self.host_of(sub.subscriber)
+        self.subs[sub.id] = SubState(sub, seq, host)
+        self.metrics.install_latency_ms.append(0.0)
+        self.receive_sub(host, sub, None)
+
+    def receive_sub(self, b: Broker, sub: Subscription, src: Broker | None) -> None:
+        self.prt[b][sub.id] = PrtEntry(sub, src)  # §VI (i): save (s, lastHop)
+        st = self.subs[sub.id]
+        for e in self.cib_set_targets(b, sub):  # §VI (ii): CIB_SET where the SCB is OFF
+            e.scb = True
+            assert e.last_hop is not None
+            st.pending += 1
+            self.send(b, e.last_hop, CibSet(e.adv.id, b[1], sub))
+        for nb in self.sub_forward(b, src):  # broadcast over the cluster's aLinks only
+            st.pending += 1
+            self.send(b, nb, Sub(sub))
+
+    def cib_set_targets(self, b: Broker, sub: Subscription) -> list[SrtEntry]:
+        return cib_set_targets(b, sub, self.srt[b])
+
+    def sub_forward(self, b: Broker, src: Broker | None) -> list[Broker]:
+        return [nb for nb in self.scot.primary_neighbours(b) if nb != src]
+
+    def unsubscribe(self, sub_id: str) -> None:
+        st = self.subs[sub_id]
+        st.active = False
+        self.receive_unsub(st.host, sub_id, None)
+
+    def receive_unsub(self, b: Broker, sub_id: str, src: Broker | None) -> None:
+        # Bits are never cleared (A6): a stale CIB costs copies, never a wrong delivery.
+        self.prt[b].pop(sub_id, None)
+        for nb in self.sub_forward(b, src):
+            self.send(b, nb, Unsub(sub_id))
+
+    # -- notification routing (§VII) -------------------------------------------------------
+    def publish(self, event: Event, seq: int) -> None:
+        host = self.host_of(event.publisher)
+        self.note_publish(event, seq)
+        stc = 0
+        for adv in self.conforming(event):  # A13: the union of the conforming CIVs
+            e = self.srt[host].get(adv.id)
+            if e is not None and e.last_hop is None:
+                stc |= e.stc_mask
+        self.route(host, event, None, stc)
+
+    def route(self, b: Broker, event: Event, src: Broker | None, civ: int) -> None:
+        """Publication-context CIV `civ`: the clusters this broker must still reach."""
+        if not self.receive(event, b):
+            return
+        alinks: set[Broker] = set()
+        for e in self.prt[b].values():
+            if not matches(e.sub, event, self.matching):
+                continue
+            if e.last_hop is None:
+                self.deliver(e.sub, event)
+            elif e.last_hop != src:
+                alinks.add(e.last_hop)  # RPF, downstream replication (§VII)
+        ilinks = {j: nb for j, nb in self.scot.secondary_neighbours(b).items() if j in bits(civ)}
+        for c in self.copies(b, sorted(alinks), ilinks):
+            if c.civ:
+                self.metrics.civ_n += 1
+            self.send(b, c.to, Notification(event, c.civ))
+
+    def copies(self, b: Broker, alinks: list[Broker], ilinks: dict[int, Broker]) -> list[Copy]:
+        if self.routing == "snr":
+            return snr_copies(alinks, ilinks)  # §VII-A
+        d: IdrDecision = idr_copies(
+            alinks,
+            ilinks,
+            lambda nb: self.overloaded(b, nb),
+            lambda nb: self.rank(b, nb),
+        )
+        self.metrics.idr_cases[d.case] += 1
+        return list(d.copies)

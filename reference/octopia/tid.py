@@ -1,0 +1,171 @@
+"""The TID-based baseline ([20], PADRES; OctopiA §II, §VIII) on the same brokers, the SCOT
+taken unclustered (every link alike).
+
+- An advertisement is flooded with a tree identification (TID, here its id): each broker keeps
+  the first copy and its lastHop and forwards it to every other neighbour; later copies are
+  discarded (and cost IMs, Fig. 1(a)). The first copies form an acyclic advertisement tree.
+- A subscription is bound to the TIDs of the advertisements it overlaps and follows each one's
+  reverse path toward its root, stored as (s, TID, lastHop); it may reach a broker twice with
+  different TIDs (Fig. 1(c)). An advertisement issued later pulls the overlapping local
+  subscriptions of every broker it reaches (PADRES).
+- A notification carries the TID of one advertisement it conforms to (the first by id) and is
+  forwarded by the PRT entries of that TID: the tree makes it exactly once.
+TID dynamic routing (switching between bound TIDs) is not specified by the seed: static only.
+"""
+
+from __future__ import annotations
+
+from reference.common.matching import matches
+from reference.common.model import Event, Subscription
+from reference.common.ops import Trace
+from reference.octopia.advertisements import Advertisement, overlaps
+from reference.octopia.config import OctopiaConfig, config_of
+from reference.octopia.messages import Adv, Message, Notification, Sub, Unadv, Unsub
+from reference.octopia.scot import Broker
+from reference.octopia.system import BrokerNetwork, PrtEntry, SubState
+
+
+class TidSrtEntry:
+    __slots__ = ("adv", "last_hop")
+
+    def __init__(self, adv: Advertisement, last_hop: Broker | None) -> None:
+        self.adv = adv
+        self.last_hop = last_hop
+
+
+class TidSystem(BrokerNetwork):
+    message_kinds = (
+        "Advertisement",
+        "Unadvertisement",
+        "Subscription",
+        "Unsubscription",
+        "Notification",
+    )
+
+    def __init__(self, trace: Trace, config: OctopiaConfig) -> None:
+        self.srt: dict[Broker, dict[str, TidSrtEntry]] = {}
+        self.prt: dict[Broker, dict[tuple[str, str], PrtEntry]] = {}
+        self.local: dict[Broker, dict[str, Subscription]] = {}
+        super().__init__(trace, config)
+
+    @classmethod
+    def for_trace(cls, trace: Trace, section: str = "tid") -> TidSystem:
+        return cls(trace, config_of(trace, section))
+
+    def init_tables(self) -> None:
+        self.srt = {b: {} for b in self.scot.brokers}
+        self.prt = {b: {} for b in self.scot.brokers}
+        self.local = {b: {} for b in self.scot.brokers}
+
+    def describe(self) -> str:
+        n = len(self.scot.brokers)
+        return f"TID baseline (PADRES [20]) on the unclustered SCOT ({n} brokers)"
+
+    def srt_sizes(self) -> list[int]:
+        return [len(self.srt[b]) for b in self.scot.brokers]
+
+    def prt_sizes(self) -> list[int]:
+        return [len(self.prt[b]) for b in self.scot.brokers]
+
+    def _handle(self, src: Broker | None, b: Broker, msg: Message) -> None:
+        if isinstance(msg, Adv):
+            self.on_adv(src, b, msg.adv)
+        elif isinstance(msg, Unadv):
+            self.on_unadv(src, b, msg.adv_id)
+        elif isinstance(msg, Sub):
+            assert msg.tid is not None
+            st = self.subs.get(msg.sub.id)
+            if st is not None:
+                st.pending -= 1
+            self.receive_sub(b, msg.sub, msg.tid, src)
+        elif isinstance(msg, Unsub):
+            assert msg.tid is not None
+            self.receive_unsub(b, msg.sub_id, msg.tid)
+        elif isinstance(msg, Notification):
+            assert msg.tid is not None
+            self.route(b, msg.event, msg.tid, src)
+
+    # -- advertisement flooding with TID ([20]; §II, Fig. 1(a)) ----------------------------
+    def _advertise(self, host: Broker, adv: Advertisement) -> None:
+        self.on_adv(None, host, adv)
+
+    def on_adv(self, src: Broker | None, b: Broker, adv: Advertisement) -> None:
+        if adv.id in self.srt[b]:
+            self.metrics.duplicates_discarded += 1  # a duplicate of the same TID (§II)
+            return
+        self.srt[b][adv.id] = TidSrtEntry(adv, src)
+        for nb in sorted(self.scot.neighbours(b)):
+            if nb != src:
+                self.send(b, nb, Adv(adv, b, tid=adv.id))
+        # local subscriptions bind to the new TID (PADRES), the host's own ones included
+        for _sid, sub in sorted(self.local[b].items()):
+            if overlaps(adv, sub):
+                self.receive_sub(b, sub, adv.id, None)
+
+    def _unadvertise(self, host: Broker, adv_id: str) -> None:
+        self.on_unadv(None, host, adv_id)
+
+    def on_unadv(self, src: Broker | None, b: Broker, tid: str) -> None:
+        if self.srt[b].pop(tid, None) is None:
+            return
+        for key in [k for k in self.prt[b] if k[1] == tid]:
+            del self.prt[b][key]
+        for nb in sorted(self.scot.neighbours(b)):
+            if nb != src:
+                self.send(b, nb, Unadv(tid, tid=tid))
+
+    # -- subscriptions along reverse paths of bound TIDs ([20]; §II, Fig. 1(c)) ------------
+    def subscribe(self, sub: Subscription, seq: int) -> None:
+        host = self.host_of(sub.subscriber)
+        self.subs[sub.id] = SubState(sub, seq, host)
+        self.metrics.install_latency_ms.append(0.0)
+        self.local[host][sub.id] = sub
+        for tid, e in sorted(self.srt[host].items()):
+            if overlaps(e.adv, sub):
+                self.receive_sub(host, sub, tid, None)
+
+    def receive_sub(self, b: Broker, sub: Subscription, tid: str, src: Broker | None) -> None:
+        e = self.srt[b].get(tid)
+        if e is None:
+            return
+        self.prt[b][(sub.id, tid)] = PrtEntry(sub, src)
+        if e.last_hop is not None:
+            st = self.subs.get(sub.id)
+            if st is not None:
+                st.pending += 1
+            self.send(b, e.last_hop, Sub(sub, tid))
+
+    def unsubscribe(self, sub_id: str) -> None:
+        st = self.subs[sub_id]
+        st.active = False
+        self.local[st.host].pop(sub_id, None)
+        for key in sorted(k for k in self.prt[st.host] if k[0] == sub_id):
+            self.receive_unsub(st.host, sub_id, key[1])
+
+    def receive_unsub(self, b: Broker, sub_id: str, tid: str) -> None:
+        if self.prt[b].pop((sub_id, tid), None) is None:
+            return
+        e = self.srt[b].get(tid)
+        if e is not None and e.last_hop is not None:
+            self.send(b, e.last_hop, Unsub(sub_id, tid))
+
+    # -- notifications carry a TID ([20]; §II) ---------------------------------------------
+    def publish(self, event: Event, seq: int) -> None:
+        host = self.host_of(event.publisher)
+        self.note_publish(event, seq)
+        tid = self.conforming(event)[0].id
+        self.route(host, event, tid, None)
+
+    def route(self, b: Broker, event: Event, tid: str, src: Broker | None) -> None:
+        if not self.receive(event, b):
+            return
+        nxt: set[Broker] = set()
+        for (_, t), e in sorted(self.prt[b].items()):
+            if t != tid or not matches(e.sub, event, self.matching):
+                continue
+            if e.last_hop is None:
+                self.deliver(e.sub, event)
+            elif e.last_hop != src:
+                nxt.add(e.last_hop)
+        for nb in sorted(nxt):
+            self.send(b, nb, Notification(event, tid=tid))

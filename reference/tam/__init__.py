@@ -1,0 +1,1 @@
+"""Tam, Azimi and Jacobsen: schema-based content-based pub/sub over Scribe (seed 004)."""
