@@ -18,6 +18,7 @@ from properties.lemmas import (
     bucket_defined_check,
     bucket_order_check,
     cutoff_exists_check,
+    cutoff_no_spurious_check,
     cutoff_unique_check,
     depth_bound_check,
     exact_mid,
@@ -25,6 +26,8 @@ from properties.lemmas import (
     floor_lo,
     half_open_children,
     mapping_check,
+    points_below_line_check,
+    program_mid_check,
     slices_cover_check,
     slices_shape_check,
     split_check,
@@ -72,6 +75,14 @@ def thesis_x_branch() -> LemmaResult:
     return split_check("Program 3.2 x branch (x < mid / x > mid)", exact_mid, children)
 
 
+def program_mid_always() -> LemmaResult:
+    """Program 3.2's line read with the intended precedence, (minx+maxx)/2.0: then it is always
+    the midpoint, and the erratum E1 lemma's "only when minx = 0" must fail."""
+    return program_mid_check(
+        "Program 3.2's line read as (minx+maxx)/2.0", lambda lo, hi: (lo + hi) / 2
+    )
+
+
 # -- 3. cut-off remapping (thesis §3.5; erratum E3, D-SEG) --------------------------------
 def closed_segments() -> LemmaResult:
     """Every segment closed, as the thesis' points read literally (erratum E3)."""
@@ -101,6 +112,54 @@ def unremapped_long_range() -> LemmaResult:
     """Restricting the target area to the band without remapping the long ranges."""
     return unremapped_in_band_check(
         "restricted target area without remapping u - l > c", "real", remapped_premise=True
+    )
+
+
+def closed_segments_int() -> LemmaResult:
+    """Erratum E3 on an int attribute."""
+    return cutoff_unique_check(
+        "closed remap segments, integers (duplicate at a boundary)",
+        Remap("int", closed_segments=True),
+    )
+
+
+def open_last_segment_int() -> LemmaResult:
+    return cutoff_exists_check(
+        "every remap segment half-open, integers (v = u lost)", Remap("int", open_last=True)
+    )
+
+
+def unremapped_long_range_int() -> LemmaResult:
+    return unremapped_in_band_check(
+        "restricted target area without remapping u - l > c (integers)", "int", True
+    )
+
+
+def unclipped_last_segment() -> LemmaResult:
+    """The last point's y is a_n = l + n h, not min(a_n, u): values in (u, a_n] are delivered."""
+    return cutoff_no_spurious_check(
+        "last remap point (a_(n-1), l + n h), not clipped to u (spurious)",
+        Remap("real", unclipped_last=True),
+    )
+
+
+def unclipped_last_segment_int() -> LemmaResult:
+    return cutoff_no_spurious_check(
+        "last remap point not clipped to u, integers (spurious)", Remap("int", unclipped_last=True)
+    )
+
+
+def floor_segment_count() -> LemmaResult:
+    """n = floor((u - l)/h): the last segment is up to 2h - 1 long, above the cut-off line."""
+    return points_below_line_check(
+        "n = floor((u-l)/h) segments (last point above the line)", Remap("real", floor_n=True)
+    )
+
+
+def floor_segment_count_int() -> LemmaResult:
+    return points_below_line_check(
+        "n = floor((u-l)/h) segments, integers (last point above the line)",
+        Remap("int", floor_n=True),
     )
 
 
@@ -188,6 +247,17 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "h_not_below_cutoff": ("counterexample", "point i* lies in the restricted target area"),
     "unremapped_long_range": ("counterexample", "(l, u) lies in the restricted target area"),
     "vacuous_premise": ("vacuous", ""),
+    "program_mid_always": ("counterexample", "minx + maxx/2 = (minx + maxx)/2 iff minx = 0"),
+    "closed_segments_int": ("counterexample", "not both segments i and j deliver v"),
+    "open_last_segment_int": ("counterexample", "segment i* delivers v"),
+    "unremapped_long_range_int": ("counterexample", "(l, u) lies in the restricted target area"),
+    "unclipped_last_segment": ("counterexample", "segment i does not deliver v"),
+    "unclipped_last_segment_int": ("counterexample", "segment i does not deliver v"),
+    "floor_segment_count": ("counterexample", "y_i - x_i <= c (on or below the cut-off line)"),
+    "floor_segment_count_int": (
+        "counterexample",
+        "y_i - x_i <= c (on or below the cut-off line)",
+    ),
     "ceil_upper_slices": ("counterexample", "rank t is not in two slices i != j"),
     "round_lower_slices": ("counterexample", "contiguous: hi(j) = lo(j+1)"),
     "integer_ratio_slices": ("counterexample", "slice k-1 ends at m"),
@@ -200,16 +270,52 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "within_bucket_forwarding": ("counterexample", f"no node {W + 2} follows"),
 }
 
+# mutant -> the lemma (a function of properties.lemmas.LEMMAS) whose formulation it breaks:
+# every lemma has at least one (tests/test_properties_strength.py)
+BREAKS: dict[str, str] = {
+    "open_target_area": "range_point_mapping",
+    "both_children_closed": "split_partitions_zone",
+    "thesis_midpoint": "split_partitions_zone",
+    "thesis_x_branch": "split_partitions_zone",
+    "program_mid_always": "thesis_midpoint_only_at_zero",
+    "closed_segments": "cutoff_unique_reals",
+    "open_last_segment": "cutoff_exists_reals",
+    "h_not_below_cutoff": "cutoff_exists_reals",
+    "unremapped_long_range": "cutoff_unremapped_reals",
+    "vacuous_premise": "cutoff_unique_reals",
+    "unclipped_last_segment": "cutoff_no_spurious_reals",
+    "floor_segment_count": "cutoff_below_reals",
+    "closed_segments_int": "cutoff_unique_integers",
+    "open_last_segment_int": "cutoff_exists_integers",
+    "unremapped_long_range_int": "cutoff_unremapped_integers",
+    "unclipped_last_segment_int": "cutoff_no_spurious_integers",
+    "floor_segment_count_int": "cutoff_below_integers",
+    "ceil_upper_slices": "lbdd_slices_cover",
+    "round_lower_slices": "lbdd_slices_shape",
+    "integer_ratio_slices": "lbdd_slices_shape",
+    "ocr_bucket_interval": "bucket_is_well_defined",
+    "bucket_of_digest": "bucket_order_is_distance_order",
+    "within_bucket_forwarding": "path_depth_bound",
+}
+
 MUTANTS: list[Mutant] = [
     open_target_area,
     both_children_closed,
     thesis_midpoint,
     thesis_x_branch,
+    program_mid_always,
     closed_segments,
     open_last_segment,
     h_not_below_cutoff,
     unremapped_long_range,
     vacuous_premise,
+    unclipped_last_segment,
+    floor_segment_count,
+    closed_segments_int,
+    open_last_segment_int,
+    unremapped_long_range_int,
+    unclipped_last_segment_int,
+    floor_segment_count_int,
     ceil_upper_slices,
     round_lower_slices,
     integer_ratio_slices,

@@ -13,10 +13,12 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
 from properties.z3typed import (
+    DEFAULT_RLIMIT,
     T,
     Verdict,
     all_of,
@@ -59,9 +61,21 @@ class LemmaResult:
     seconds: float
     source: str = ""
     violated: tuple[str, ...] = ()  # the named conclusions a counterexample violates
+    resources: int = 0  # z3 resources spent (deterministic; the budget is `RLIMIT`)
+    premises: tuple[str, ...] = ()  # the names of the premises used
+    conclusions: tuple[str, ...] = ()  # the names of the conclusions
 
 
 Lemma = Callable[[], LemmaResult]
+
+# The resource budget of every lemma: z3's deterministic rlimit, per check (not a wall-clock
+# timeout). Each lemma spends far less (`resources`; tests/test_properties_strength.py keeps a
+# margin of 10x), so a lemma that comes back `unknown` is a regression on any machine.
+RLIMIT = DEFAULT_RLIMIT
+
+# Premises left out of the next `check` (for `weakened`): a lemma is not allowed to follow
+# from fewer premises than it states unless the premise is declared redundant.
+_DROPPED: ContextVar[frozenset[str]] = ContextVar("dropped_premises", default=frozenset())
 
 
 def check(
@@ -72,8 +86,30 @@ def check(
     conclusions: Mapping[str, T],
     show: Mapping[str, T] | None = None,
 ) -> LemmaResult:
-    o = prove(premises, conclusions, show)
-    return LemmaResult(name, invariant, o.verdict, o.model, o.seconds, source, o.violated)
+    dropped = _DROPPED.get()
+    kept = {k: p for k, p in premises.items() if k not in dropped}
+    o = prove(kept, conclusions, show, RLIMIT)
+    return LemmaResult(
+        name,
+        invariant,
+        o.verdict,
+        o.model,
+        o.seconds,
+        source,
+        o.violated,
+        o.resources,
+        tuple(kept),
+        tuple(conclusions),
+    )
+
+
+def weakened(lemma: Callable[[], LemmaResult], drop: str) -> LemmaResult:
+    """The lemma checked without its premise named `drop`."""
+    token = _DROPPED.set(frozenset({drop}))
+    try:
+        return lemma()
+    finally:
+        _DROPPED.reset(token)
 
 
 def between(lo: T | int, x: T, hi: T | int) -> T:
@@ -172,20 +208,25 @@ def split_partitions_zone() -> LemmaResult:
     )
 
 
-def thesis_midpoint_only_at_zero() -> LemmaResult:
-    # thesis Program 3.2 line 25 (erratum E1): `minx+maxx/2.0` is minx + (maxx/2), which is the
-    # midpoint only when minx = 0 — right at the root of a [0, max] domain, wrong below it.
+def program_mid_check(name: str, program_mid: Callable[[T, T], T]) -> LemmaResult:
+    """thesis Program 3.2 line 25 (erratum E1): `minx+maxx/2.0` is minx + (maxx/2), which is the
+    midpoint only when minx = 0 — right at the root of a [0, max] domain, wrong below it.
+    `program_mid` is how the line is read."""
     lo, hi = real("minx"), real("maxx")
+    same = program_mid(lo, hi).eq((lo + hi) / 2)
     return check(
-        "Program 3.2's minx+maxx/2.0 is the midpoint iff minx = 0 (erratum E1)",
+        name,
         NO_MISS,
         "thesis Program 3.2 line 25",
         {"minx < maxx": lo < hi},
-        {
-            "minx + maxx/2 = (minx + maxx)/2 iff minx = 0": iff(
-                (lo + hi / 2).eq((lo + hi) / 2), lo.eq(0)
-            )
-        },
+        {"minx + maxx/2 = (minx + maxx)/2 iff minx = 0": iff(same, lo.eq(0))},
+    )
+
+
+def thesis_midpoint_only_at_zero() -> LemmaResult:
+    return program_mid_check(
+        "Program 3.2's minx+maxx/2.0 is the midpoint iff minx = 0 (erratum E1)",
+        lambda lo, hi: lo + hi / 2,  # C precedence: minx + (maxx / 2.0)
     )
 
 
@@ -205,23 +246,31 @@ class Remap:
         *,
         closed_segments: bool = False,
         open_last: bool = False,
+        unclipped_last: bool = False,
+        floor_n: bool = False,
         h_premise: Callable[[T, T], T] | None = None,
     ) -> None:
+        """Mutant switches: every segment closed (erratum E3), the last one half-open, the last
+        point's y not clipped to u (a_n instead of min(a_n, u)), n = floor((u - l)/h)."""
         self.sort = sort
         self.lo, self.hi, self.v = var("l", sort), var("u", sort), var("v", sort)
         self.c, self.h = var("c", sort), var("h", sort)
         self.mn, self.mx = var("min", sort), var("max", sort)
         self.n = integer("n")
         self.closed_segments, self.open_last = closed_segments, open_last
+        self.unclipped_last, self.floor_n = unclipped_last, floor_n
         h, c, lo, hi, n = self.h, self.c, self.lo, self.hi, self.n
+        count = (
+            all_of(n >= 1, self.real_of(n) * h <= hi - lo, hi - lo < self.real_of(n + 1) * h)
+            if floor_n
+            else all_of(n >= 1, self.real_of(n - 1) * h < hi - lo, hi - lo <= self.real_of(n) * h)
+        )
         self.premises: dict[str, T] = {
             "0 < h < c": (h_premise or (lambda h, c: all_of(h > 0, h < c)))(h, c),
             "remapped: u - l > c": hi - lo > c,
             "min <= l <= u <= max": all_of(self.mn <= lo, lo <= hi, hi <= self.mx),
             "min <= v <= max": between(self.mn, self.v, self.mx),
-            "n = ceil((u - l)/h): (n-1) h < u - l <= n h": all_of(
-                n >= 1, self.real_of(n - 1) * h < hi - lo, hi - lo <= self.real_of(n) * h
-            ),
+            "n = ceil((u - l)/h): (n-1) h < u - l <= n h": count,
         }
 
     def real_of(self, i: T) -> T:
@@ -236,7 +285,9 @@ class Remap:
     def point(self, i: T) -> tuple[T, T, T]:
         """Stored point (x, y) of segment i and whether the segment is closed at y."""
         last = i.eq(self.n - 1)
-        y = minimum(self.a(i + 1), self.hi)
+        y = self.a(i + 1) if self.unclipped_last else minimum(self.a(i + 1), self.hi)
+        if self.floor_n:  # the last segment runs to u, however long (the mutant's point)
+            y = ite(last, self.hi, y)
         closed = (
             boolean(True) if self.closed_segments else (boolean(False) if self.open_last else last)
         )
@@ -598,6 +649,62 @@ LEMMAS: list[Lemma] = [
     bucket_order_is_distance_order,
     path_depth_bound,
 ]
+
+# Premises a lemma would still be proved without (tests/test_properties_strength.py drops each
+# premise in turn: every premise not listed here must be needed, i.e. its removal must give a
+# counterexample; every one listed here must be redundant indeed). Why each is kept:
+_DOMAIN = "states the setting (a well-formed domain); the equivalence holds without it"
+_CUTOFF_SETTING = (
+    "the setting of remapping (only ranges with u - l > c are cut, with 0 < h < c and "
+    "n = ceil((u - l)/h)); the conclusion holds for any segment form [a_i, a_(i+1)) with the "
+    "last closed, so single delivery does not rest on the choice of h or n"
+)
+_V_IN_DOMAIN = "implied: l <= v <= u and min <= l, u <= max give min <= v <= max"
+REDUNDANT: dict[tuple[str, str], str] = {
+    ("range_point_mapping", "min < max"): _DOMAIN,
+    ("range_point_mapping", "min <= v <= max"): _V_IN_DOMAIN,
+    ("split_partitions_zone", "depth >= 0"): "d mod 2 alternates the axis for any integer d; "
+    "kept as the tree's setting",
+    ("thesis_midpoint_only_at_zero", "minx < maxx"): "minx + maxx/2 = (minx + maxx)/2 iff "
+    "minx = 0 is algebra over all reals; kept as the zone's setting",
+    **{
+        (f"cutoff_exists_{tag}", "remapped: u - l > c"): "segments with 0 < h < c cover any "
+        "range; the lemma is stated for the remapped case (3e covers the other)"
+        for tag in ("reals", "integers")
+    },
+    **{(f"cutoff_exists_{tag}", "min <= v <= max"): _V_IN_DOMAIN for tag in ("reals", "integers")},
+    **{
+        (f"cutoff_{kind}_{tag}", premise): _CUTOFF_SETTING
+        for kind in ("unique", "no_spurious")
+        for tag in ("reals", "integers")
+        for premise in (
+            "0 < h < c",
+            "remapped: u - l > c",
+            "min <= l <= u <= max",
+            "min <= v <= max",
+            "n = ceil((u - l)/h): (n-1) h < u - l <= n h",
+        )
+    },
+    **{
+        (f"cutoff_below_{tag}", premise): _CUTOFF_SETTING
+        for tag in ("reals", "integers")
+        for premise in ("remapped: u - l > c", "min <= l <= u <= max", "min <= v <= max")
+    },
+    **{
+        (f"cutoff_unremapped_{tag}", "c > 0"): "implied: 0 <= u - l <= c"
+        for tag in (
+            "reals",
+            "integers",
+        )
+    },
+    ("lbdd_slices_cover", "k >= 1, m >= 0"): "implied: 0 <= i, j < k gives k >= 2 and "
+    "0 <= t < m gives m >= 1",
+    ("bucket_order_is_distance_order", "src, x, y: any 32-bit digests"): "the premise is `true` "
+    "(the lemma holds for all triples of digests)",
+    ("path_depth_bound", "the nodes' digests are pairwise different"): "strictly increasing "
+    "buckets already force different digests; kept so that the within-bucket mutant's "
+    "counterexample does not repeat a node",
+}
 
 
 def run_all() -> list[LemmaResult]:

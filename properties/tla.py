@@ -110,7 +110,16 @@ def trace_text(trace: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_model(m: Model, spec_dir: Path = SPEC, timeout: float = 300.0) -> ModelRun:
+def safety_timeout(m: Model) -> float:
+    """The wall-clock limit of one model: only a safety net against a hung process. A model is
+    bounded by its constants and judged by the distinct states it explores (the manifest's
+    count), never by its time: 20 times the recorded seconds, at least 300 s, so a machine
+    loaded many times over still finishes (issue 17)."""
+    return max(300.0, 20.0 * m.seconds)
+
+
+def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> ModelRun:
+    timeout = safety_timeout(m) if timeout is None else timeout
     start = time.monotonic()
     try:
         proc = subprocess.run(

@@ -225,6 +225,18 @@ class Outcome:
     model: str  # the counterexample, or why the premises are vacuous, or why z3 gave up
     seconds: float
     violated: tuple[str, ...] = ()
+    resources: int = 0  # z3 "rlimit count" spent by both checks (deterministic)
+
+
+# Resource budget of one check (z3's rlimit, deterministic for one z3 version): the heaviest
+# lemma of properties/lemmas.py (path_depth_bound) spends about 8 * 10^6, an eighth of it.
+DEFAULT_RLIMIT = 100_000_000
+
+
+def _spent(s: Any) -> int:
+    st = s.statistics()
+    names = st.keys()  # z3's Statistics: names by keys(), not by `in`
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in names else 0
 
 
 def _value_text(v: Any) -> str:
@@ -269,13 +281,17 @@ def prove(
     premises: Sequence[T] | Mapping[str, T],
     conclusion: T | Mapping[str, T],
     show: Mapping[str, T] | None = None,
-    timeout_ms: int = 20000,
+    rlimit: int = DEFAULT_RLIMIT,
 ) -> Outcome:
     """Premises satisfiable (else `vacuous`), then premises and not conclusion unsatisfiable
     (`proved`), else a `counterexample` (or `unknown` when z3 gives up).
 
     Named premises are reported by name when they conflict; named conclusions are reported by
     name when a counterexample violates them; `show` names derived terms to print.
+
+    The budget is z3's resource limit `rlimit` (a count of solver steps, for each of the two
+    checks), not a wall-clock timeout: the same formula with the same z3 version gives the same
+    verdict on a fast, slow or loaded machine. A check that exhausts it is `unknown`.
     """
     start = time.monotonic()
     named = (
@@ -284,7 +300,8 @@ def prove(
         else {f"premise {i + 1}": p for i, p in enumerate(premises)}
     )
     s = _z3.Solver()
-    s.set("timeout", timeout_ms)
+    s.set("rlimit", rlimit)  # relative to the context's count at each check: per check
+    base = _spent(s)  # the count is the context's, cumulative: report the difference
     labels: dict[str, str] = {}
     for i, (label, p) in enumerate(named.items()):
         flag = f"__premise{i}"
@@ -298,22 +315,26 @@ def prove(
             "VACUOUS: the premises are unsatisfiable, so nothing is proved; conflicting: "
             + "; ".join(core),
             time.monotonic() - start,
+            resources=_spent(s) - base,
         )
     if first == _z3.unknown:
-        return Outcome("unknown", f"premises: {s.reason_unknown()}", time.monotonic() - start)
+        why = f"premises: {s.reason_unknown()} (rlimit {rlimit})"
+        return Outcome("unknown", why, time.monotonic() - start, resources=_spent(s) - base)
     goals = dict(conclusion) if isinstance(conclusion, Mapping) else {"conclusion": conclusion}
     s.add(_z3.Not(_z3.And(*[g.e for g in goals.values()])))
     r = s.check()
     secs = time.monotonic() - start
+    used = _spent(s) - base
     if r == _z3.unsat:
-        return Outcome("proved", "", secs)
+        return Outcome("proved", "", secs, resources=used)
     if r == _z3.sat:
         m = s.model()
         violated = tuple(
             label for label, g in goals.items() if _z3.is_false(m.eval(g.e, model_completion=True))
         )
-        return Outcome("counterexample", _show(m, show or {}, violated), secs, violated)
-    return Outcome("unknown", str(s.reason_unknown()), secs)
+        text = _show(m, show or {}, violated)
+        return Outcome("counterexample", text, secs, violated, used)
+    return Outcome("unknown", f"{s.reason_unknown()} (rlimit {rlimit})", secs, resources=used)
 
 
 def evaluate(term: T, values: Mapping[str, Number]) -> Fraction | bool:

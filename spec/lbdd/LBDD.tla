@@ -20,6 +20,8 @@ CONSTANTS N,             \* nodes 1..N, node 1 is the publisher
           Dig,           \* Dig[n]: the digest of node n, in 0..7, distinct
           MaxFail,       \* at most this many subscribers fail
           WithinBucket,  \* MUTANT: also forward to one's successor in one's own bucket
+          Bug,           \* "none"; MUTANT "RepeatForward": a node forwards on every receipt
+                         \* (no first-receipt rule; copies counted without a cap)
           SliceMode      \* "exact" (Algorithm 2 with integer bounds, decision D-L3); MUTANTS:
                          \* "ceil" rounds the upper bound up (slices overlap), "equal" gives
                          \* every node m \div k targets (the last ones are left out)
@@ -94,12 +96,12 @@ Start ==
     /\ UNCHANGED <<alive, view, forwarded, edges, hops, used, late>>
 
 Forward(n) ==
-    /\ started /\ n \in alive /\ got[n] >= 1 /\ n \notin forwarded
+    /\ started /\ n \in alive /\ got[n] >= 1 /\ (n \notin forwarded \/ Bug = "RepeatForward")
     /\ forwarded' = forwarded \cup {n}
     /\ used' = used \cup {view[n]}
     /\ LET T == Chosen(n, view[n]) IN
        /\ edges' = edges \cup {<<n, t>> : t \in T}
-       /\ got' = [x \in Node |-> IF x \in T /\ x \in alive THEN (IF got[x] < 2 THEN got[x] + 1 ELSE 2)
+       /\ got' = [x \in Node |-> IF x \in T /\ x \in alive THEN (IF got[x] < 2 \/ Bug = "RepeatForward" THEN got[x] + 1 ELSE 2)
                                  ELSE got[x]]
        /\ hops' = [x \in Node |-> IF x \in T /\ x \in alive /\ got[x] = 0
                                   THEN (IF hops[n] < 7 THEN hops[n] + 1 ELSE 7) ELSE hops[x]]

@@ -15,7 +15,11 @@ EXTENDS Naturals, FiniteSets
 
 CONSTANTS MaxV,       \* the domain is 0..MaxV
           MaxC,       \* cut-offs C range over 2..MaxC, H over 1..C-1
-          ClosedAll   \* TRUE: the mutant with every segment closed (erratum E3)
+          ClosedAll,  \* TRUE: the mutant with every segment closed (erratum E3)
+          Bug         \* "none"; MUTANTS (one invariant each, spec/manifest.json):
+                      \* "FloorSegments" n = floor((u-l)/h), the last segment runs to u;
+                      \* "OpenLast" the last segment half-open too; "UnclippedLast" the last
+                      \* segment ends at l + n*h, not u; "UnorderedRange" u < l accepted
 
 VARIABLES l, u, v, c, h
 vars == <<l, u, v, c, h>>
@@ -24,11 +28,15 @@ Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
 
 \* number of segments: 1 if the range fits under the line, else ceil((u-l)/h)
-NSeg == IF u - l <= c THEN 1 ELSE (u - l + h - 1) \div h
+NSeg == IF u - l <= c THEN 1
+        ELSE IF Bug = "FloorSegments" THEN (u - l) \div h
+        ELSE (u - l + h - 1) \div h
 Seg == 0..(NSeg - 1)
 SegLo(i) == IF NSeg = 1 THEN l ELSE l + i * h
-SegHi(i) == IF i = NSeg - 1 THEN u ELSE l + (i + 1) * h
-Closed(i) == ClosedAll \/ i = NSeg - 1
+SegHi(i) == IF i = NSeg - 1
+            THEN (IF Bug = "UnclippedLast" /\ NSeg > 1 THEN l + NSeg * h ELSE u)
+            ELSE l + (i + 1) * h
+Closed(i) == ClosedAll \/ (i = NSeg - 1 /\ Bug # "OpenLast")
 
 InSegment(i) == SegLo(i) <= v /\ (v < SegHi(i) \/ (Closed(i) /\ v <= SegHi(i)))
 InTargetArea(i) ==
@@ -39,7 +47,7 @@ Delivering == {i \in Seg : Delivers(i)}
 
 Init ==
     /\ l \in 0..MaxV
-    /\ u \in l..MaxV
+    /\ u \in (IF Bug = "UnorderedRange" THEN 0 ELSE l)..MaxV
     /\ v \in 0..MaxV
     /\ c \in 2..MaxC
     /\ h \in 1..(c - 1)

@@ -44,7 +44,10 @@ CONSTANTS D,        \* maximum depth of the tree
           Fifo,         \* per-channel FIFO: no forward overtakes the TransferSub before it
           Inherit,      \* TransferSub carries the parent's set of processed events
           NoCap,        \* MUTANT: no maximum depth
-          Merge         \* MUTANT: sibling leaves below capacity merge back
+          Merge,        \* MUTANT: sibling leaves below capacity merge back
+          Bug           \* "none"; MUTANTS: "KeepSplitRecord" a LeafUpdate adds the children
+                        \* and keeps the split node's record; "JumpBackNoShift" the jump back
+                        \* keeps the index of level l at level l/2
 
 R == D + 1                              \* the grid is fine enough to split below D
 Subs == 1..NSubs
@@ -58,7 +61,8 @@ Contains(n, p) == p \div Pow2(R - n[1]) = n[2]
 Overlaps(n, e) == \E p \in Region[e] : Contains(n, p)
 Kids(n) == {<<n[1] + 1, 2 * n[2]>>, <<n[1] + 1, 2 * n[2] + 1>>}
 Parent(n) == <<n[1] - 1, n[2] \div 2>>
-JumpBack(n) == <<n[1] \div 2, n[2] \div Pow2(n[1] - n[1] \div 2)>>
+JumpBack(n) == IF Bug = "JumpBackNoShift" THEN <<n[1] \div 2, n[2]>>
+               ELSE <<n[1] \div 2, n[2] \div Pow2(n[1] - n[1] \div 2)>>
 Min2(a, b) == IF a < b THEN a ELSE b
 
 NoNode == <<R + 1, 0>>                  \* the sender of a message not sent by a tree node
@@ -191,7 +195,9 @@ RecvUpdate(m) ==
     /\ m.t = "update"
     /\ LET a == m.to
            x == m.from
-       IN /\ lnrt' = IF x \in lnrt[a] THEN [lnrt EXCEPT ![a] = (@ \ {x}) \cup Kids(x)] ELSE lnrt
+       IN /\ lnrt' = IF Bug = "KeepSplitRecord" /\ x \in lnrt[a]
+                    THEN [lnrt EXCEPT ![a] = @ \cup Kids(x)]
+                    ELSE IF x \in lnrt[a] THEN [lnrt EXCEPT ![a] = (@ \ {x}) \cup Kids(x)] ELSE lnrt
           /\ msgs' = (msgs \ {m}) \cup
                      (IF a # Root THEN {Msg("update", Parent(a), x, 0, {}, {})} ELSE {})
     /\ UNCHANGED <<exists, store, seen, pending, held, installed, published, activeAt, dcount, ever, inflight, heldIns>>
@@ -266,6 +272,7 @@ IsNode(n) == n[1] \in 0..R /\ n[2] \in 0..(Pow2(n[1]) - 1)
 TypeOK ==
     /\ \A n \in exists : IsNode(n)
     /\ installed \subseteq Subs /\ published \subseteq Events
+    /\ \A m \in msgs : IsNode(m.to)
     /\ \A n \in DOMAIN lnrt : (\A r \in lnrt[n] : IsNode(r)) /\ store[n] \subseteq Subs
 
 Done(e) == /\ ~\E m \in msgs : m.t = "probe" /\ m.e = e
