@@ -17,6 +17,7 @@ output line, and never stops the rest of a run:
 | `error` with `definite: true` for a valid op | fail (error): it must perform every op |
 | `error` with `definite: false` | unknown (error): the op may have happened |
 | `init_ok` lacks a feature the trace needs | skipped (feature) |
+| `init_ok` lacks `advertisements` | runs; advertisement ops and a publish's `adv` not sent |
 
 The program runs under `conformance/supervisor.py`: its own process group, killed whole at
 the end, on every stop and on SIGINT/SIGTERM of the suite; non-blocking writes with a timeout;
@@ -49,9 +50,10 @@ from conformance.supervisor import (
 from conformance.traceio import trace_to_lines
 from reference.common.ops import Trace
 from reference.common.oracle import Delivery
-from reference.sim.system import needed_features
+from reference.sim.system import ADVERTISEMENTS, OPTIONAL_FEATURES, needed_features
 
 FEATURES = protocol.FEATURES
+ADVERTISEMENT_OPS = ("advertise", "unadvertise")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -66,6 +68,7 @@ class AdapterOutcome:
 
 
 def required_features(trace: Trace) -> set[str]:
+    """The features the trace uses, optional ones (`advertisements`) included."""
     return set(needed_features(trace))
 
 
@@ -194,12 +197,17 @@ def run_outside(
         init = await_reply(InitOk, "init", None, limits.init_wait)
         assert isinstance(init, InitOk)
         name = _short(init.name, 100)
-        missing = required_features(trace) - set(init.features)
+        missing = required_features(trace) - set(init.features) - OPTIONAL_FEATURES
         if missing:
             need = ", ".join(sorted(missing))
             raise stop("skipped", f"does not support {need} (init_ok features)", "feature", None)
+        adverts = ADVERTISEMENTS in init.features
         for index, text in enumerate(lines[1:]):
             op = json.loads(text)
+            if not adverts:  # PROTOCOL.md "Features": advertisement ops only to who lists them
+                if op["op"] in ADVERTISEMENT_OPS:
+                    continue
+                op.pop("adv", None)
             seq = int(op["seq"])
             what = f"op seq {seq} ({op['op']}, trace line {index + 2})"
             send(protocol.op_request(op), what, seq)

@@ -2,13 +2,20 @@
 the thesis' Zipf workload (§4.1.2), a uniform one, and adversarial ones aimed at the places a
 implementation gets wrong (DESIGN.md, "Conformance"): identical and corner points, values on
 2d-tree zone boundaries and on cut-off remap segment boundaries, wide ranges over the cut-off,
-partial events in both matching modes, unsubscription and churn."""
+partial events in both matching modes, unsubscription and churn; and advertisement-driven
+workloads (trace format v2, FORMAT.md "Advertisements"): OctopiA's stock-quote workload (seed
+002 §VIII) and a High Rate Publisher's burst that congests OctopiA's output queues (§VII-B).
+
+Adding a generator adds vectors (`python -m conformance.vectors make`); a new one must not change
+what an existing one draws, so each draws from its own (seed, name, index) generator."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TypeVar
 
+from conformance.generators_power import POWER_GENERATORS
 from reference.common.model import (
     Attribute,
     Event,
@@ -19,6 +26,7 @@ from reference.common.model import (
     Subscription,
 )
 from reference.common.ops import (
+    Advertise,
     Fail,
     Join,
     Leave,
@@ -27,8 +35,11 @@ from reference.common.ops import (
     Subscribe,
     Timing,
     Trace,
+    Unadvertise,
     Unsubscribe,
 )
+from reference.octopia.config import OctopiaConfig
+from reference.octopia.scot import path_factor
 from reference.thesis.config import SECTION, ThesisConfig
 from reference.thesis.workload import thesis_trace
 
@@ -200,6 +211,196 @@ def _gen(
     return make
 
 
+# OctopiA §VIII: "500 stock symbols ... each stock notification had 10 distinct attributes";
+# advertisements and subscriptions "with 2% selectivity" (a symbol range of 10 of 500).
+STOCK = Schema(
+    "stock",
+    (
+        Attribute("symbol", "int", 0, 499),
+        Attribute("open", "float", 0.0, 1000.0),
+        Attribute("high", "float", 0.0, 1000.0),
+        Attribute("low", "float", 0.0, 1000.0),
+        Attribute("close", "float", 0.0, 1000.0),
+        Attribute("bid", "float", 0.0, 1000.0),
+        Attribute("ask", "float", 0.0, 1000.0),
+        Attribute("volume", "int", 0, 1_000_000),
+        Attribute("change", "float", -100.0, 100.0),
+        Attribute("day", "int", 0, 365),
+    ),
+)
+SELECTIVITY_SYMBOLS = 10  # 2 % of 500 symbols (§VIII)
+PRICES = ("open", "high", "low", "close", "bid", "ask")
+
+
+def _stock_advert(rng: random.Random, aid: str, publisher: str) -> Advertise:
+    """A publisher's advertisement: a block of symbols and a price band (PADRES style)."""
+    lo = rng.randint(0, 499 - 19)
+    p_lo = round(rng.uniform(0.0, 500.0), 2)
+    preds = (
+        Predicate("symbol", lo, lo + rng.choice((9, 19))),
+        Predicate("close", p_lo, round(p_lo + rng.uniform(100.0, 500.0), 2)),
+    )
+    return Advertise(0, aid, publisher, "stock", preds)
+
+
+def _stock_event(rng: random.Random, eid: str, adv: Advertise, aim: Subscription | None) -> Event:
+    """A quote conforming to `adv` (OctopiA A7): its constrained attributes inside its ranges,
+    the others anywhere in their domains; all 10 attributes present. Aimed at `aim` (if given)
+    where its ranges and the advertisement's intersect, so that deliveries happen."""
+    vals: list[tuple[str, Number]] = []
+    for a in STOCK.attributes:
+        p = next((q for q in adv.predicates if q.attribute == a.name), None)
+        s = aim.predicate(a.name) if aim is not None else None
+        lo, hi = (p.lo, p.hi) if p is not None else (a.min, a.max)
+        if s is not None and max(lo, s.lo) <= min(hi, s.hi):
+            p = Predicate(a.name, max(lo, s.lo), min(hi, s.hi))
+        if p is None:
+            vals.append((a.name, _uniform(rng, a)))
+        elif a.type == "int":
+            vals.append((a.name, rng.randint(int(p.lo), int(p.hi))))
+        else:
+            vals.append((a.name, round(rng.uniform(p.lo, p.hi), 2)))
+    return Event(eid, adv.publisher, "stock", tuple(sorted(vals)))
+
+
+def _stock_subscription(
+    rng: random.Random, sid: str, subscriber: str, hot: list[Advertise]
+) -> Subscription:
+    """2 % selectivity on the symbol (§VIII), often aimed at an advertised block so that
+    deliveries happen, sometimes with a price band or a volume floor."""
+    if hot and rng.random() < 0.9:
+        p = rng.choice(hot).predicates[0]
+        lo = max(0, rng.randint(int(p.lo), int(p.hi)) - SELECTIVITY_SYMBOLS // 2)
+    else:
+        lo = rng.randint(0, 499)
+    hi = min(499, lo + SELECTIVITY_SYMBOLS - 1)
+    preds = [Predicate("symbol", lo, hi)]
+    if rng.random() < 0.3:
+        a = rng.choice(PRICES)
+        x = round(rng.uniform(0.0, 900.0), 2)
+        preds.append(Predicate(a, x, round(x + rng.uniform(50.0, 600.0), 2) if x < 400 else 1000.0))
+    if rng.random() < 0.2:
+        preds.append(Predicate("volume", rng.randint(0, 500_000), 1_000_000))
+    return Subscription(sid, subscriber, "stock", tuple(preds))
+
+
+def _stock(
+    rng: random.Random, name: str, profile: str, *, burst: bool
+) -> tuple[list[Op], int, Timing, tuple[tuple[str, object], ...]]:
+    """The ops of the stock workload. Each publisher advertises before it publishes; a quote
+    names its advertisement in `adv` half of the time; a publisher may withdraw one
+    advertisement and issue another (unadvertise, advertise); some subscriptions end.
+    With `burst`, one High Rate Publisher n0 (§VIII "Dynamic Notification Routing") sends
+    most quotes, all subscriptions first, at a rate that overloads its broker's output queues
+    on a small SCOT (path-3 x K3, ω = 5 ms): IDR must detour (§VII-B)."""
+    nodes, n_subs, n_pubs = PROFILES[profile]
+    n_publishers = max(2, nodes // 4)
+    publishers = [f"n{i}" for i in range(n_publishers)]
+    ops: list[Op] = []
+    seq = 0
+
+    def add(op: Op) -> None:
+        nonlocal seq
+        seq += 1
+        ops.append(_with_seq(op, seq))
+
+    adverts: dict[str, list[Advertise]] = {p: [] for p in publishers}
+    n_adv = 0
+
+    def advertise(pub: str) -> Advertise:
+        nonlocal n_adv
+        n_adv += 1
+        adv = _with_seq(_stock_advert(rng, f"a{n_adv}", pub), seq + 1)
+        add(adv)
+        adverts[pub].append(adv)
+        return adv
+
+    for pub in publishers:
+        for _ in range(rng.randint(1, 2)):
+            advertise(pub)
+    hot = [a for p in publishers for a in adverts[p]]
+    if burst:
+        hot = adverts["n0"]
+    active: list[str] = []
+    subs: dict[str, Subscription] = {}
+    n_events = n_pubs * 3 if burst else n_pubs
+    kinds = ["sub"] * n_subs + ["unsub"] * max(1, n_subs // 10)
+    if burst:  # subscriptions registered before the burst starts (§VIII)
+        kinds = [k for k in kinds if k == "sub"] + ["pub"] * n_events
+        kinds.insert(len(kinds) - n_events // 2, "unsub")
+    else:
+        kinds += ["pub"] * n_events + ["readvertise"] * max(1, n_publishers // 2)
+        rng.shuffle(kinds)
+    n_ev = 0
+    for kind in kinds:
+        if kind == "sub":
+            subscriber = f"n{rng.randrange(nodes)}"
+            sub = _stock_subscription(rng, f"s{seq + 1}", subscriber, hot)
+            add(Subscribe(0, sub))
+            active.append(sub.id)
+            subs[sub.id] = sub
+        elif kind == "unsub" and active:
+            add(Unsubscribe(0, active.pop(rng.randrange(len(active)))))
+        elif kind == "readvertise":
+            pub = rng.choice(publishers)
+            old = adverts[pub].pop(rng.randrange(len(adverts[pub])))
+            advertise(pub)  # the new one first: the publisher always has one
+            add(Unadvertise(0, old.id))
+        elif kind == "pub":
+            pub = "n0" if burst and rng.random() < 0.9 else rng.choice(publishers)
+            adv = rng.choice(adverts[pub])
+            n_ev += 1
+            aim = subs[rng.choice(active)] if active and rng.random() < 0.5 else None
+            ev = _stock_event(rng, f"e{n_ev}", adv, aim)
+            add(Publish(0, ev, adv.id if rng.random() < 0.5 else None))
+    thesis = ThesisConfig(capacity_min=1, capacity_max=4, max_depth=12)
+    sections: tuple[tuple[str, object], ...] = ((SECTION, thesis),)
+    timing = Timing(sub_interarrival_ms=20.0, pub_interarrival_ms=20.0)
+    if burst:
+        fig7 = path_factor(3)
+        octopia = OctopiaConfig(
+            acyclic_edges=fig7.edges,
+            m=3,
+            link_service_ms=1.0,
+            window_ms=5.0,
+            attach=(("n0", "b", 2),),
+        )
+        sections = tuple(
+            sorted([*sections, *((s, octopia) for s in ("octopia-idr", "octopia-snr", "tid"))])
+        )
+        timing = Timing(sub_interarrival_ms=50.0, pub_interarrival_ms=0.25)
+    return ops, nodes, timing, sections
+
+
+OpT = TypeVar("OpT", bound=Op)
+
+
+def _with_seq(op: OpT, seq: int) -> OpT:
+    from dataclasses import replace
+
+    return replace(op, seq=seq)
+
+
+def _stock_gen(name: str, *, burst: bool) -> Generator:
+    def make(seed: int, index: int, profile: str) -> Trace:
+        rng = _rng(seed, name, index)
+        ops, nodes, timing, sections = _stock(rng, name, profile, burst=burst)
+        t = Trace(
+            (STOCK,),
+            tuple(ops),
+            nodes,
+            "strict",
+            rng.randint(0, 2**31),
+            timing,
+            sections,
+            name,
+            name,
+        )
+        return _rename(t, name, profile, index)
+
+    return make
+
+
 GENERATORS: dict[str, Generator] = {
     "zipf": zipf,
     "uniform": _gen("uniform", _uniform),
@@ -209,4 +410,8 @@ GENERATORS: dict[str, Generator] = {
     "partial-lenient": _gen("partial-lenient", _boundary, matching="lenient", partial=True),
     "partial-strict": _gen("partial-strict", _uniform, partial=True),
     "churn": _gen("churn", _uniform, churn=True),
+    "octopia-stock": _stock_gen("octopia-stock", burst=False),
+    "octopia-burst": _stock_gen("octopia-burst", burst=True),
+    # aimed at realistic faults (issue 18): representation, shared names, churn x lenient, mixes
+    **POWER_GENERATORS,
 }

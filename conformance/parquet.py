@@ -1,5 +1,5 @@
-"""Trace format v1 as Parquet (conformance/FORMAT.md, "Parquet"): the same content as the NDJSON
-files, partitioned by trace id, for Spark-scale processing.
+"""Trace format v1 and v2 as Parquet (conformance/FORMAT.md, "Parquet"): the same content as
+the NDJSON files, partitioned by trace id, for Spark-scale processing.
 
 Two datasets under one root, both Hive-partitioned by `trace_id`:
 
@@ -11,7 +11,9 @@ Two datasets under one root, both Hive-partitioned by `trace_id`:
   `node` (join, leave), `nodes` (fail), `id` (subscribe, unsubscribe, publish), `subscriber`,
   `publisher`, `schema`, and `predicates_json` / `values_json`: the op's `predicates` / `values`
   object as JSON text, which keeps every number literally as in the NDJSON line (an int stays an
-  int). Fields an op does not have are null.
+  int), and `adv` (publish: the advertisement it names, if any). `advertise` fills `id`,
+  `publisher`, `schema`, `predicates_json`; `unadvertise` fills `id`. Fields an op does not
+  have are null.
 
 `lines_from_rows` rebuilds the NDJSON lines byte for byte as `trace_to_lines` writes them, and
 `read_parquet` parses them with the NDJSON reader, so a Parquet trace is validated exactly like
@@ -58,6 +60,7 @@ OPS_TABLE = (
     ("schema", "STRING"),
     ("predicates_json", "STRING"),
     ("values_json", "STRING"),
+    ("adv", "STRING"),
 )
 HEADER_COLUMNS = tuple(name for name, _ in HEADER_TABLE)
 OPS_COLUMNS = tuple(name for name, _ in OPS_TABLE)
@@ -84,8 +87,12 @@ _OP_KEYS = {
     "fail": ("nodes",),
     "unsubscribe": ("id",),
     "subscribe": ("id", "subscriber", "schema", "predicates"),
-    "publish": ("id", "publisher", "schema", "values"),
+    "publish": ("id", "publisher", "schema", "values", "adv"),
+    "advertise": ("id", "publisher", "schema", "predicates"),
+    "unadvertise": ("id",),
 }
+# Keys written only when present (a publish names an advertisement only if it chooses to).
+_OPTIONAL_KEYS = frozenset({"adv"})
 
 
 def _dump(value: Any) -> str:
@@ -126,6 +133,7 @@ def rows_from_lines(
                 o.get("schema"),
                 _dump(o["predicates"]) if "predicates" in o else None,
                 _dump(o["values"]) if "values" in o else None,
+                o.get("adv"),
             )
         )
     return header, ops
@@ -147,6 +155,8 @@ def lines_from_rows(header: dict[str, Any], ops: Iterable[dict[str, Any]]) -> li
     for row in sorted(ops, key=lambda r: int(r["seq"])):
         obj: dict[str, Any] = {"seq": row["seq"], "op": row["op"]}
         for key in _OP_KEYS.get(row["op"], ()):
+            if key in _OPTIONAL_KEYS and row.get(key) is None:
+                continue
             if key in ("predicates", "values"):
                 text = row[f"{key}_json"]
                 obj[key] = json.loads(text) if text is not None else None

@@ -18,7 +18,8 @@ from reference.sim.system import FEATURES as SYSTEM_FEATURES
 PROTOCOL_VERSION = 1
 
 # What an implementation can say it supports in `init_ok.features`. A trace that needs a
-# feature the implementation does not list is `skipped(reason)`.
+# feature the implementation does not list is `skipped(reason)`, except for an optional one
+# (`advertisements`): the trace then runs without its advertisement ops (PROTOCOL.md).
 # The list is the simulated systems' (reference.sim.system.FEATURES): one vocabulary for both.
 FEATURES: tuple[str, ...] = SYSTEM_FEATURES
 

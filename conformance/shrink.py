@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from reference.common.errors import InputError
 from reference.common.ops import (
+    Advertise,
     Fail,
     Join,
     Leave,
@@ -27,6 +28,7 @@ from reference.common.ops import (
     Publish,
     Subscribe,
     Trace,
+    Unadvertise,
     Unsubscribe,
     validate_trace,
 )
@@ -41,6 +43,8 @@ def _nodes_of(op: Op) -> set[str]:
         return {op.sub.subscriber}
     if isinstance(op, Publish):
         return {op.event.publisher}
+    if isinstance(op, Advertise):
+        return {op.publisher}
     return set()
 
 
@@ -49,6 +53,7 @@ def without(ops: tuple[Op, ...], drop: set[int]) -> tuple[Op, ...]:
     dropped = [ops[i] for i in sorted(drop) if 0 <= i < len(ops)]
     gone_nodes = {op.node for op in dropped if isinstance(op, Join)}
     gone_subs = {op.sub.id for op in dropped if isinstance(op, Subscribe)}
+    gone_advs = {op.id for op in dropped if isinstance(op, Advertise)}
     kept: list[Op] = []
     for i, op in enumerate(ops):
         if i in drop:
@@ -57,6 +62,11 @@ def without(ops: tuple[Op, ...], drop: set[int]) -> tuple[Op, ...]:
             gone_subs.add(op.sub.id)
             continue
         if isinstance(op, Unsubscribe) and op.sub_id in gone_subs:
+            continue
+        if isinstance(op, Advertise) and op.publisher in gone_nodes:
+            gone_advs.add(op.id)
+            continue
+        if isinstance(op, Unadvertise) and op.id in gone_advs:
             continue
         if isinstance(op, Fail):
             rest = tuple(n for n in op.nodes if n not in gone_nodes)

@@ -13,6 +13,11 @@ the predicates whose range holds the value:
 - lenient matching (§3.4.1, "the constraint ... is ignored"): matched = present, and a
   subscription none of whose attributes the event carries matches vacuously.
 
+Advertisement ops (`advertise`, `unadvertise`, trace format v2) are read with the other ops
+and selected by no query below: they never change the expected deliveries (FORMAT.md,
+"Advertisements"); every op filter names its op kind, so an advertisement's `id`, `publisher`
+and `predicates` are never taken for a subscription's or an event's.
+
 Numbers are compared as doubles; the trace format makes that exact (FORMAT.md, "Numbers").
 The input traces must be valid (the NDJSON reader checks them); trace ids must be unique.
 """
@@ -33,13 +38,12 @@ PREDICATES_TYPE = "MAP<STRING, ARRAY<DOUBLE>>"
 VALUES_TYPE = "MAP<STRING, DOUBLE>"
 # the op fields both frame readers (NDJSON lines, Parquet rows) pass on unchanged
 _OP_FIELDS = ("seq", "op", "id", "node", "nodes", "subscriber", "publisher", "schema")
-NO_END = 9223372036854775807  # BIGINT max: never unsubscribed, never departed
 
 # {heads}: tkey, trace_id, matching.  {ops}: tkey, seq, op, id, node, nodes, subscriber,
 # publisher, schema, predicates MAP<STRING, ARRAY<DOUBLE>>, vals MAP<STRING, DOUBLE>.
-SQL = f"""
+SQL = """
 WITH ops AS (
-  SELECT o.*, h.matching FROM {{ops}} o JOIN {{heads}} h ON o.tkey = h.tkey
+  SELECT o.*, h.matching FROM {ops} o JOIN {heads} h ON o.tkey = h.tkey
 ),
 unsubscribes AS (
   SELECT tkey, id AS sub_id, seq FROM ops WHERE op = 'unsubscribe'
@@ -67,7 +71,9 @@ departure_end AS (
   GROUP BY s.tkey, s.sub_id
 ),
 active AS (
-  SELECT s.*, least(coalesce(u.end_seq, {NO_END}), coalesce(d.end_seq, {NO_END})) AS end_seq
+  -- end_seq NULL: never unsubscribed, never departed (no sentinel: every BIGINT is a legal
+  -- seq: a sentinel of 2^63-1 once hid a publish at that seq; issue 18). least() skips NULLs.
+  SELECT s.*, least(u.end_seq, d.end_seq) AS end_seq
   FROM subs s
   LEFT JOIN unsubscribe_end u ON s.tkey = u.tkey AND s.sub_id = u.sub_id
   LEFT JOIN departure_end d ON s.tkey = d.tkey AND s.sub_id = d.sub_id
@@ -90,7 +96,7 @@ hits AS (
          count_if(e.v BETWEEN p.lo AND p.hi) AS matched
   FROM predicate_rows p JOIN value_rows e
     ON p.tkey = e.tkey AND p.schema = e.schema AND p.attr = e.attr
-   AND e.seq > p.start_seq AND e.seq < p.end_seq
+   AND e.seq > p.start_seq AND (p.end_seq IS NULL OR e.seq < p.end_seq)
   GROUP BY p.tkey, p.matching, p.sub_id, p.n_preds, e.event_id
 ),
 matched AS (
@@ -100,11 +106,12 @@ matched AS (
   UNION ALL
   SELECT a.tkey, e.event_id, a.sub_id
   FROM active a JOIN events e
-    ON a.tkey = e.tkey AND a.schema = e.schema AND e.seq > a.start_seq AND e.seq < a.end_seq
+    ON a.tkey = e.tkey AND a.schema = e.schema AND e.seq > a.start_seq
+   AND (a.end_seq IS NULL OR e.seq < a.end_seq)
   WHERE a.matching = 'lenient' AND NOT arrays_overlap(map_keys(a.predicates), map_keys(e.vals))
 )
 SELECT h.trace_id, m.event_id, m.sub_id
-FROM matched m JOIN {{heads}} h ON m.tkey = h.tkey
+FROM matched m JOIN {heads} h ON m.tkey = h.tkey
 """
 
 

@@ -26,6 +26,7 @@ import jsonschema
 from reference.common.errors import InputError
 from reference.common.model import Attribute, Event, Number, Predicate, Schema, Subscription
 from reference.common.ops import (
+    Advertise,
     Fail,
     Join,
     Leave,
@@ -34,7 +35,9 @@ from reference.common.ops import (
     Subscribe,
     Timing,
     Trace,
+    Unadvertise,
     Unsubscribe,
+    has_advertisements,
     validate_trace,
 )
 from reference.common.oracle import Delivery
@@ -44,7 +47,9 @@ from reference.thesis.config import SECTION as THESIS_SECTION
 from reference.thesis.config import parse_config as parse_thesis_config
 
 SCHEMA_FILE = "trace.schema.json"
-OP_KINDS = ("join", "leave", "fail", "subscribe", "unsubscribe", "publish")
+# In the order of the JSON Schema's `$defs/op/oneOf`; advertise/unadvertise need version 2.
+V2_OP_KINDS = ("advertise", "unadvertise")
+OP_KINDS = ("join", "leave", "fail", "subscribe", "unsubscribe", "publish", *V2_OP_KINDS)
 FORMAT = "pubsub-trace"
 VERSIONS = (1, 2)
 
@@ -158,8 +163,8 @@ def _schema_check(obj: Any, part: str, where: str) -> None:
         if not isinstance(obj, dict):
             raise InputError(where, "(line)", "an op must be a JSON object")
         seq = obj.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= MAX_INT64:
-            raise InputError(where, "seq", f"expected an integer in [0, 2^63 - 1], got {seq!r}")
+        if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= MAX_SAFE_INT:
+            raise InputError(where, "seq", f"expected an integer in [0, 2^53 - 1], got {seq!r}")
         _op_shape_error(obj, where)
         return
     err = jsonschema.exceptions.best_match(_validator(part).iter_errors(obj))
@@ -194,8 +199,9 @@ def _op_shape_error(obj: dict[str, Any], where: str) -> None:
 # RFC 7493 (I-JSON) §2.2: integers beyond +-(2^53 - 1) are not exchanged reliably; an int
 # attribute's domain stays inside, so every value is exact as a double (the Spark oracle).
 MAX_SAFE_INT = 2**53 - 1
-# seq and seed are 64-bit signed integers (Parquet and Spark BIGINT columns).
-MAX_INT64 = 2**63 - 1
+# seq, seed and initial_nodes stay inside +-(2^53 - 1) too (FORMAT.md, "Numbers"; issue 18): a
+# client that reads JSON numbers as doubles (JavaScript and many others) must be able to echo a
+# seq exactly. They are BIGINT columns in Parquet and Spark, which hold them with room to spare.
 # The system-neutral fields of the header's config (FORMAT.md, "Header"): the initial peers and
 # the op timing (reference.common.ops.Timing); v2 adds `systems`, one section per system.
 TIMING_FIELDS = tuple(f.name for f in dataclasses.fields(Timing))
@@ -222,6 +228,8 @@ def _sections(
     neutral = ("initial_nodes", *TIMING_FIELDS)
     if version == 1:
         flat = {k: v for k, v in obj.items() if k not in neutral}
+        if not flat:  # no thesis field: no section (the defaults), as the writer left it
+            return ()
         return ((THESIS_SECTION, parse_thesis_config(flat, where, schemas, prefix="config")),)
     for key in obj:
         if key not in (*neutral, "systems"):
@@ -252,8 +260,8 @@ def _codec(name: str) -> ConfigCodec:
 
 def _config_json(trace: Trace) -> tuple[int, dict[str, Any]]:
     """The header's version and config. A writer emits the lowest version that expresses the
-    trace (FORMAT.md, "Versions"): v1 when only the thesis system has a section, so readers of
-    v1 keep reading what they read; v2 otherwise."""
+    trace (FORMAT.md, "Versions"): v1 when only the thesis system has a section and there are
+    no advertisement ops, so readers of v1 keep reading what they read; v2 otherwise."""
     config: dict[str, Any] = {"initial_nodes": trace.initial_nodes}
     timing = {
         k: getattr(trace.timing, k)
@@ -261,7 +269,7 @@ def _config_json(trace: Trace) -> tuple[int, dict[str, Any]]:
         if getattr(trace.timing, k) != getattr(Timing(), k)
     }
     sections = {name: _codec(name).to_json(value) for name, value in trace.sections}
-    if set(sections) <= {THESIS_SECTION}:
+    if set(sections) <= {THESIS_SECTION} and not has_advertisements(trace):
         # v1 order: the thesis fields, then the timing (as the v1 config dataclass had them)
         return 1, config | sections.get(THESIS_SECTION, {}) | timing
     return 2, config | timing | {"systems": sections}
@@ -274,8 +282,10 @@ def _header_numbers(header: dict[str, Any], where: str) -> None:
         ("seed", header["seed"]),
         ("config.initial_nodes", header["config"]["initial_nodes"]),
     ):
-        if not isinstance(value, int) or not -MAX_INT64 - 1 <= value <= MAX_INT64:
-            raise InputError(where, fld, f"expected a 64-bit integer literal, got {value!r}")
+        if not isinstance(value, int) or not -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+            raise InputError(
+                where, fld, f"expected an integer literal within +-(2^53 - 1), got {value!r}"
+            )
     for s in header["schemas"]:
         for a in s["attributes"]:
             if a["type"] != "int":
@@ -307,6 +317,8 @@ def _as_double(value: Any, attr: Attribute | None) -> Any:
 
 def _op(obj: dict[str, Any], schemas: dict[str, Schema]) -> Op:
     seq, kind = obj["seq"], obj["op"]
+    if kind == "unadvertise":
+        return Unadvertise(seq, obj["id"])
     if kind == "join":
         return Join(seq, obj["node"])
     if kind == "leave":
@@ -323,10 +335,16 @@ def _op(obj: dict[str, Any], schemas: dict[str, Schema]) -> Op:
             for a, (lo, hi) in obj["predicates"].items()
         )
         return Subscribe(seq, Subscription(obj["id"], obj["subscriber"], obj["schema"], preds))
+    if kind == "advertise":
+        preds = tuple(
+            Predicate(a, _as_double(lo, attrs.get(a)), _as_double(hi, attrs.get(a)))
+            for a, (lo, hi) in obj["predicates"].items()
+        )
+        return Advertise(seq, obj["id"], obj["publisher"], obj["schema"], preds)
     vals: tuple[tuple[str, Number], ...] = tuple(
         (a, _as_double(v, attrs.get(a))) for a, v in obj["values"].items()
     )
-    return Publish(seq, Event(obj["id"], obj["publisher"], obj["schema"], vals))
+    return Publish(seq, Event(obj["id"], obj["publisher"], obj["schema"], vals), obj.get("adv"))
 
 
 def _schemas(header: dict[str, Any]) -> tuple[Schema, ...]:
@@ -368,6 +386,10 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
             by_name = {s.name: s for s in schemas}
             continue
         _schema_check(obj, "op", where)
+        if obj["op"] in V2_OP_KINDS and header["version"] < 2:
+            raise InputError(where, "op", f"op {obj['op']!r} needs trace format version 2")
+        if "adv" in obj and header["version"] < 2:
+            raise InputError(where, "adv", "field 'adv' needs trace format version 2")
         ops.append(_op(obj, by_name))
     if header is None:
         raise InputError(f"{source} line 1", "(file)", "empty trace: no header")
@@ -499,10 +521,18 @@ def trace_to_lines(trace: Trace) -> list[str]:
             preds = {p.attribute: [p.lo, p.hi] for p in s.predicates}
             obj |= {"op": "subscribe", "id": s.id, "subscriber": s.subscriber}
             obj |= {"schema": s.schema, "predicates": preds}
-        else:
+        elif isinstance(op, Publish):
             e = op.event
             obj |= {"op": "publish", "id": e.id, "publisher": e.publisher, "schema": e.schema}
             obj |= {"values": dict(e.values)}
+            if op.adv is not None:
+                obj["adv"] = op.adv
+        elif isinstance(op, Advertise):
+            preds = {p.attribute: [p.lo, p.hi] for p in op.predicates}
+            obj |= {"op": "advertise", "id": op.id, "publisher": op.publisher}
+            obj |= {"schema": op.schema, "predicates": preds}
+        else:
+            obj |= {"op": "unadvertise", "id": op.id}
         out.append(json.dumps(obj, separators=(",", ":"), allow_nan=False))
     return out
 

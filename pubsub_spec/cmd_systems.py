@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from reference.registry import SYSTEMS
-from reference.sim.system import FEATURES
+from reference.sim.system import FEATURES, OPTIONAL_FEATURES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,7 +28,8 @@ def lines(verbose: bool) -> list[str]:
         ]
         if verbose:
             out += [f"    {v.builtin}: {v.doc}" for v in info.variants]
-        lacking = [f for f in FEATURES if f not in info.features]
+        # an optional feature lacking is no restriction (OPTIONAL_FEATURES): not listed
+        lacking = [f for f in FEATURES if f not in info.features | OPTIONAL_FEATURES]
         out.append(
             f"  features:      {', '.join(f for f in FEATURES if f in info.features)}"
             + (f" (not: {', '.join(lacking)})" if lacking else "")

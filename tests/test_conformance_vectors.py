@@ -47,4 +47,4 @@ def test_index_lists_every_vector_with_what_it_needs() -> None:
         assert len(read_expected(VECTORS / e["expected"])) == e["deliveries"]
         assert e["publishes"] > 0 and e["deliveries"] > 0, e["trace"]
         features |= required_features(trace)
-    assert features == {"strict", "lenient", "churn", "multi-schema"}
+    assert features == {"strict", "lenient", "churn", "multi-schema", "advertisements"}

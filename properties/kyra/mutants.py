@@ -3,12 +3,16 @@ has a mutant)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 
+from reference.common.model import Subscription
 from reference.common.ops import Trace
 from reference.kyra.filters import Filter, RoutingTable
 from reference.kyra.hac import Distance, cluster_server_cliques
+from reference.kyra.messages import SubMove
 from reference.kyra.siena import SienaSystem
+from reference.kyra.system import KyraSystem
 
 
 def single_linkage_hac(
@@ -65,3 +69,25 @@ class DropCoveringSiena(SienaSystem):
     def __init__(self, trace: Trace) -> None:
         super().__init__(trace)
         self.tables = {s: DropCoveringTable() for s in self.servers}
+
+
+class EarlyInstallKyra(KyraSystem):
+    """Against K-D12 (the TLA+ mutant MCKyraRouting_EarlyInstall): a subscribe completes once
+    its SubMoves have reached the proxies, while its SubPropagates are still on the trees; a
+    publication that follows at once is routed by tables that lack the entry and is missed."""
+
+    def __init__(self, trace: Trace) -> None:
+        super().__init__(trace)
+        self.moves: Counter[str] = Counter()
+
+    def subscribe(self, sub: Subscription, seq: int) -> None:
+        super().subscribe(sub, seq)
+        self.moves[sub.id] = len(self.proxies_for(sub))
+
+    def _on_sub_move(self, z: str, msg: SubMove) -> None:
+        if not msg.remove:
+            self.moves[msg.sub.id] -= 1
+        super()._on_sub_move(z, msg)
+
+    def installed(self, sub_id: str) -> bool:
+        return sub_id in self.subs and self.moves[sub_id] == 0

@@ -13,6 +13,7 @@ from reference.common.model import (
     MATCH_MODES,
     Event,
     MatchMode,
+    Predicate,
     Schema,
     Subscription,
     validate_event,
@@ -54,11 +55,55 @@ class Unsubscribe:
 
 @dataclass(frozen=True)
 class Publish:
+    """`adv` optionally names an active advertisement of the publisher that the event conforms
+    to (FORMAT.md, "Advertisements"); informative: systems route by every conforming one."""
+
     seq: int
     event: Event
+    adv: str | None = None
 
 
-Op = Join | Leave | Fail | Subscribe | Unsubscribe | Publish
+@dataclass(frozen=True)
+class Advertise:
+    """A publisher declares the events it will publish (OctopiA §I, §V; PADRES [20]): a
+    conjunction of closed ranges on attributes of one schema. Additive in trace format v2;
+    the expected deliveries never depend on advertisements (FORMAT.md, "Advertisements")."""
+
+    seq: int
+    id: str
+    publisher: str
+    schema: str
+    predicates: tuple[Predicate, ...]
+
+    def admits(self, event: Event) -> bool:
+        """The event conforms (OctopiA A7): same publisher and schema, and every attribute the
+        advertisement constrains is present in the event and inside its range."""
+        if event.publisher != self.publisher or event.schema != self.schema:
+            return False
+        for p in self.predicates:
+            v = event.value(p.attribute)
+            if v is None or not p.lo <= v <= p.hi:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Unadvertise:
+    seq: int
+    id: str
+
+
+Op = Join | Leave | Fail | Subscribe | Unsubscribe | Publish | Advertise | Unadvertise
+ADVERTISEMENT_OPS = (Advertise, Unadvertise)
+
+
+def has_advertisements(trace: Trace) -> bool:
+    """Whether the trace has advertisement ops (advertise, unadvertise, a publish naming one):
+    then every publish must conform to an active advertisement of its publisher."""
+    return any(
+        isinstance(op, Advertise | Unadvertise) or (isinstance(op, Publish) and op.adv is not None)
+        for op in trace.ops
+    )
 
 
 def initial_node_names(count: int) -> list[str]:
@@ -136,6 +181,11 @@ def validate_trace(trace: Trace) -> None:
     active: dict[str, Subscription] = {}
     used_sub_ids: set[str] = set()
     used_event_ids: set[str] = set()
+    # Advertisements (FORMAT.md, "Advertisements"): ids unique in the trace; a leave/fail ends
+    # the client's advertisements as it ends its subscriptions (OctopiA A18).
+    advertised = has_advertisements(trace)
+    adverts: dict[str, Advertise] = {}
+    used_adv_ids: set[str] = set()
     last_seq: int | None = None
     for i, op in enumerate(trace.ops):
         where = op_where(i, op)
@@ -161,6 +211,8 @@ def validate_trace(trace: Trace) -> None:
                 raise InputError(where, "node", "the last live node cannot go")
             for sid in [s for s, sub in active.items() if sub.subscriber in gone]:
                 del active[sid]
+            for aid in [a for a, adv in adverts.items() if adv.publisher in gone]:
+                del adverts[aid]
         elif isinstance(op, Subscribe):
             validate_subscription(op.sub, schemas, where)
             if op.sub.id in used_sub_ids:
@@ -175,10 +227,54 @@ def validate_trace(trace: Trace) -> None:
                     where, "id", f"unsubscribe of unknown or inactive id {op.sub_id!r}"
                 )
             del active[op.sub_id]
-        else:
+        elif isinstance(op, Publish):
             validate_event(op.event, schemas, where)
             if op.event.id in used_event_ids:
                 raise InputError(where, "id", f"duplicate event id {op.event.id!r}")
             if op.event.publisher not in live:
                 raise InputError(where, "publisher", f"node {op.event.publisher!r} is not live")
             used_event_ids.add(op.event.id)
+            if advertised:
+                _check_conforms(op, adverts, where)
+        elif isinstance(op, Advertise):
+            _validate_advertise(op, schemas, where)
+            if op.id in used_adv_ids:
+                raise InputError(where, "id", f"duplicate advertisement id {op.id!r}")
+            if op.publisher not in live:
+                raise InputError(where, "publisher", f"node {op.publisher!r} is not live")
+            used_adv_ids.add(op.id)
+            adverts[op.id] = op
+        else:
+            if op.id not in adverts:
+                raise InputError(where, "id", f"unadvertise of unknown or inactive id {op.id!r}")
+            del adverts[op.id]
+
+
+def _validate_advertise(op: Advertise, schemas: Mapping[str, Schema], where: str) -> None:
+    """An advertisement's predicates obey the rules of a subscription's (FORMAT.md)."""
+    if not op.id:
+        raise InputError(where, "id", "empty advertisement id")
+    if not op.predicates:
+        raise InputError(where, "predicates", "an advertisement needs at least one predicate")
+    as_sub = Subscription(op.id, op.publisher, op.schema, op.predicates)
+    validate_subscription(as_sub, schemas, where)
+
+
+def _check_conforms(op: Publish, adverts: Mapping[str, Advertise], where: str) -> None:
+    """In a trace with advertisement ops, a publish conforms to an active advertisement of its
+    publisher (OctopiA §I, A7); one it names in `adv` must be such an advertisement."""
+    e = op.event
+    if op.adv is not None:
+        adv = adverts.get(op.adv)
+        if adv is None or adv.publisher != e.publisher:
+            why = "unknown or inactive" if adv is None else f"not {e.publisher!r}'s"
+            raise InputError(where, "adv", f"advertisement {op.adv!r} is {why}")
+        if not adv.admits(e):
+            raise InputError(where, "adv", f"event does not conform to advertisement {op.adv!r}")
+        return
+    if not any(a.admits(e) for a in adverts.values()):
+        raise InputError(
+            where,
+            "publisher",
+            f"the event conforms to no active advertisement of {e.publisher!r}",
+        )

@@ -12,6 +12,7 @@ declared, decision K-D13 phase 1, so churn traces are skipped).
 
 from __future__ import annotations
 
+import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,28 @@ from reference.kyra.messages import Message, size_of, type_of
 from reference.sim.latency import LatencyModel
 from reference.sim.metrics import Metrics
 from reference.sim.system import System
+
+
+class ClusteredLatency(LatencyModel):
+    """Servers in `clusters` Gaussian clusters (decision K-D15): cluster centres uniform in the
+    unit square, a server's cluster uniform, its offset Gaussian with standard deviation
+    `spread`, clipped to the square; each drawn from its own seeded generator, so a server's
+    place depends only on (seed, name). Latency as the project's model (base + distance term,
+    scaled for uniform placement): a clustered network has shorter intra-cluster latencies."""
+
+    def __init__(self, seed: int, mean_rtt_ms: float, clusters: int, spread: float) -> None:
+        super().__init__(seed, mean_rtt_ms)
+        self.clusters = clusters
+        self.spread = spread
+
+    def place(self, name: str) -> None:
+        k = random.Random(f"{self.seed}:cluster-of:{name}").randrange(self.clusters)
+        c = random.Random(f"{self.seed}:cluster-centre:{k}")
+        cx, cy = c.random(), c.random()
+        rng = random.Random(f"{self.seed}:cluster-offset:{name}")
+        x = min(1.0, max(0.0, rng.gauss(cx, self.spread)))
+        y = min(1.0, max(0.0, rng.gauss(cy, self.spread)))
+        self._coords[name] = (x, y)
 
 
 @dataclass
@@ -63,7 +86,16 @@ class BrokerSystem(System[Arrival]):
         self.matching: MatchMode = trace.matching
         self.schemas: dict[str, Schema] = {s.name: s for s in trace.schemas}
         self.servers: list[str] = initial_node_names(trace.initial_nodes)
-        self.latency = LatencyModel(trace.seed, self.config.mean_rtt_ms)
+        self.latency: LatencyModel = (
+            ClusteredLatency(
+                trace.seed,
+                self.config.mean_rtt_ms,
+                self.config.placement_clusters,
+                self.config.placement_spread,
+            )
+            if self.config.placement_clusters
+            else LatencyModel(trace.seed, self.config.mean_rtt_ms)
+        )
         for s in self.servers:
             self.latency.place(s)
         self.metrics: BrokerMetrics = BrokerMetrics()

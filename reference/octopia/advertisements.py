@@ -7,7 +7,9 @@ attribute it constrains is present in the event and in range (A7): with conforma
 matching a subscription (strict or lenient) implies overlap, so routing by overlap is sound
 (I8, tested).
 
-Ordinary traces have no advertise op yet: decision O-IMPLICIT derives one advertisement per
+A trace with advertisement ops (trace format v2) declares its own (decision O-EXPLICIT,
+`BrokerNetwork.apply_other`; `reference.common.ops.Advertise.admits` is the same conformance
+rule as `conforms`). For a trace without any, decision O-IMPLICIT derives one advertisement per
 (publisher, schema) from the trace: the bounding box of the publisher's events of that schema
 on the attributes present in all of them; it is issued before the first op.
 """

@@ -8,12 +8,22 @@ from reference.octopia.config import OctopiaCodec
 from reference.octopia.messages import OCTOPIA_MESSAGE_TYPES, TID_MESSAGE_TYPES
 from reference.octopia.system import OctopiaSystem
 from reference.octopia.tid import TidSystem
-from reference.sim.system import CHURN, LENIENT, MULTI_SCHEMA, STRICT, SystemInfo, Variant
+from reference.sim.system import (
+    ADVERTISEMENTS,
+    CHURN,
+    LENIENT,
+    MULTI_SCHEMA,
+    STRICT,
+    SystemInfo,
+    Variant,
+)
 
 # Churn is client churn (A18): a leave/fail ends the client's subscriptions and advertisements;
 # brokers never fail. Lenient: the PRT matching is matches(sub, ev, mode) itself and the
 # implicit advertisements constrain only attributes every event carries (A7, O-IMPLICIT).
-OCTOPIA_FEATURES = frozenset({STRICT, LENIENT, MULTI_SCHEMA, CHURN})
+# Advertisements: the trace's advertise/unadvertise ops drive scotAFP (§V) and TID flooding
+# ([20]) through `apply_other` (decision O-EXPLICIT, docs/octopia.md).
+OCTOPIA_FEATURES = frozenset({STRICT, LENIENT, MULTI_SCHEMA, CHURN, ADVERTISEMENTS})
 PAPER = "Shafique, OctopiA (seed 002, arXiv:1604.06853)"
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from reference.common.matching import matches
 from reference.common.model import Event, MatchMode, Subscription
-from reference.common.ops import Trace
+from reference.common.ops import Advertise, Op, Trace, Unadvertise, has_advertisements
 from reference.common.oracle import Delivery
 from reference.octopia.advertisements import (
     Advertisement,
@@ -109,7 +109,9 @@ class BrokerNetwork(System[Arrival]):
         self._overload_rng = random.Random(f"{trace.seed}:overload")
         self._forced = {((x, i), (y, j)) for x, i, y, j in config.forced_links}
         self.init_tables()
-        if config.implicit_advertisements:
+        # O-IMPLICIT only for traces without advertisement ops (O-EXPLICIT: a trace that has
+        # them declares every advertisement its publishes conform to, FORMAT.md).
+        if config.implicit_advertisements and not has_advertisements(trace):
             for adv in implicit_advertisements(trace):  # decision O-IMPLICIT
                 self.advertise(adv.publisher, adv)
             self.run_to_quiescence()
@@ -147,10 +149,19 @@ class BrokerNetwork(System[Arrival]):
     def installed(self, sub_id: str) -> bool:
         return self.subs[sub_id].pending == 0
 
-    def apply_other(self, op: object) -> None:
-        raise ValueError(f"{type(self).__name__} takes no op {type(op).__name__} yet")
+    def apply_other(self, op: Op) -> None:
+        """The trace's advertisement ops (decision O-EXPLICIT): `advertise` issues the
+        advertisement at its publisher's broker (scotAFP §V, TID flooding [20]); `unadvertise`
+        withdraws it. The Driver runs the system to quiescence before and after."""
+        if isinstance(op, Advertise):
+            adv = Advertisement(op.id, op.publisher, op.schema, op.predicates)
+            self.advertise(op.publisher, adv)
+        elif isinstance(op, Unadvertise):
+            self.unadvertise(op.id)
+        else:
+            super().apply_other(op)
 
-    # -- advertisements (explicit API; ops to come) ----------------------------------------
+    # -- advertisements (the explicit API the trace ops call) ------------------------------
     def advertise(self, publisher: str, adv: Advertisement) -> None:
         if adv.publisher != publisher:
             raise ValueError(f"advertisement {adv.id} is not {publisher}'s")

@@ -20,35 +20,54 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from reference.common.model import Event, Schema, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Trace, Unsubscribe
+from reference.common.ops import (
+    Advertise,
+    Fail,
+    Join,
+    Leave,
+    Op,
+    Trace,
+    Unadvertise,
+    has_advertisements,
+)
 from reference.common.oracle import Delivery
 from reference.sim.engine import Engine
 from reference.sim.metrics import MessageType, Metrics
 
 # The features a trace may need (conformance/PROTOCOL.md, "Features"): the matching semantics
 # (thesis §3.4.1), churn (join/leave/fail, thesis §3.6) and several schemas hosted at once
-# (thesis §3.1). Later systems add their own (e.g. OctopiA's advertisements).
+# (thesis §3.1). Later systems add their own: OctopiA's advertisements (seed 002 §V; the
+# advertise/unadvertise ops of trace format v2, conformance/FORMAT.md "Advertisements").
 STRICT = "strict"
 LENIENT = "lenient"
 CHURN = "churn"
 MULTI_SCHEMA = "multi-schema"
-FEATURES: tuple[str, ...] = (STRICT, LENIENT, CHURN, MULTI_SCHEMA)
+ADVERTISEMENTS = "advertisements"
+FEATURES: tuple[str, ...] = (STRICT, LENIENT, CHURN, MULTI_SCHEMA, ADVERTISEMENTS)
+# Optional features: a trace lists them, but an implementation without one is not skipped; it
+# runs the trace without those ops (advertisements are no-ops to it: the expected deliveries
+# do not depend on them; DESIGN.md, "Five systems, one contract").
+OPTIONAL_FEATURES = frozenset({ADVERTISEMENTS})
 
 
 def needed_features(trace: Trace) -> frozenset[str]:
-    """The features a trace needs: its matching mode, churn if it has a join/leave/fail op,
-    multi-schema if its header declares more than one schema."""
+    """The features a trace uses: its matching mode, churn if it has a join/leave/fail op,
+    multi-schema if its header declares more than one schema, advertisements if it has
+    advertisement ops (an optional feature, `OPTIONAL_FEATURES`)."""
     need: set[str] = {trace.matching}
-    if any(not isinstance(op, Subscribe | Unsubscribe | Publish) for op in trace.ops):
+    if any(isinstance(op, Join | Leave | Fail) for op in trace.ops):
         need.add(CHURN)
     if len(trace.schemas) > 1:
         need.add(MULTI_SCHEMA)
+    if has_advertisements(trace):
+        need.add(ADVERTISEMENTS)
     return frozenset(need)
 
 
 def missing_features(trace: Trace, supported: frozenset[str]) -> str | None:
-    """The reason to skip `trace` for an implementation supporting `supported`, or None."""
-    missing = sorted(needed_features(trace) - supported)
+    """The reason to skip `trace` for an implementation supporting `supported`, or None
+    (optional features never cause a skip)."""
+    missing = sorted(needed_features(trace) - supported - OPTIONAL_FEATURES)
     return f"needs unsupported feature(s): {', '.join(missing)}" if missing else None
 
 
@@ -94,7 +113,11 @@ class System(ABC, Generic[Item]):
     def fail(self, names: Sequence[str]) -> None: ...
 
     def apply_other(self, op: Op) -> None:
-        """A system-specific op (e.g. an advertisement); the base system has none."""
+        """A system-specific op. Advertisement ops are no-ops here (DESIGN.md: other
+        implementations may treat them as no-ops; they never change the expected deliveries);
+        a system that uses them (OctopiA, TID) overrides this. Any other op is refused."""
+        if isinstance(op, Advertise | Unadvertise):
+            return
         raise ValueError(f"{type(self).__name__} does not take op {type(op).__name__}")
 
     # -- what a run reports ----------------------------------------------------------------

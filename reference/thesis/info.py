@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reference.common.ops import Trace
-from reference.sim.system import FEATURES, SystemInfo, Variant
+from reference.sim.system import FEATURES, OPTIONAL_FEATURES, SystemInfo, Variant
 from reference.thesis.config import (
     DELIVERY_STRATEGIES,
     DeliveryStrategy,
@@ -46,7 +46,7 @@ THESIS = SystemInfo(
     paper="Wei Li, MSc thesis, UBC 2008 (seed 000); LBDD delivery from seed 003",
     summary="a distributed 2d-tree over Pastry: RndLeafProbe, RndRegionProbe, "
     "LeafNodeRoutingTable, cut-off remapping, leaf-set replication",
-    features=frozenset(FEATURES),
+    features=frozenset(FEATURES) - OPTIONAL_FEATURES,  # advertisements are no-ops to it
     message_types=MESSAGE_TYPES,
     variants=tuple(_make(d) for d in DELIVERY_STRATEGIES),
     default_variant="reference",
