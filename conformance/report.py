@@ -15,10 +15,17 @@ import base64
 import html
 import io
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance.verdict import Verdict, overall
+from conformance.verdict import (
+    CORE_FEATURES,
+    MAX_SKIPPED_SHARE,
+    Verdict,
+    overall,
+    skipped_features,
+)
+from reference.sim.system import FEATURES
 
 KINDS = ("pass", "fail", "unknown", "skipped")
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unknown": "#f9a825", "skipped": "#9e9e9e"}
@@ -38,8 +45,11 @@ def _sets(verdicts: list[Verdict]) -> list[str]:
     return sorted({_trace_set(v) for v in verdicts})
 
 
-def summary_rows(verdicts: list[Verdict]) -> list[tuple[str, str, int, int, int, int, int]]:
-    """(implementation, overall verdict, pass, fail, unknown, skipped, publishes checked)."""
+def summary_rows(
+    verdicts: list[Verdict], subset: frozenset[str] | None = None
+) -> list[tuple[str, str, int, int, int, int, int]]:
+    """(implementation, overall verdict, pass, fail, unknown, skipped, publishes checked); the
+    overall verdict under the feature policy (`conformance.verdict.overall`, `subset`)."""
     by_impl: dict[str, list[Verdict]] = defaultdict(list)
     for v in verdicts:
         by_impl[v.impl].append(v)
@@ -47,8 +57,25 @@ def summary_rows(verdicts: list[Verdict]) -> list[tuple[str, str, int, int, int,
     for impl, vs in by_impl.items():  # in the order the implementations were given
         n = {k: sum(1 for v in vs if v.verdict == k) for k in KINDS}
         checked = sum(v.checked for v in vs)
-        rows.append((impl, overall(vs), n["pass"], n["fail"], n["unknown"], n["skipped"], checked))
+        verdict = overall(vs, subset)
+        rows.append((impl, verdict, n["pass"], n["fail"], n["unknown"], n["skipped"], checked))
     return rows
+
+
+def feature_rows(verdicts: list[Verdict]) -> list[tuple[str, ...]]:
+    """Per implementation, per feature: the traces skipped because it lacks the feature."""
+    rows = []
+    for impl in _impls(verdicts):
+        lacking = Counter(f for v in verdicts if v.impl == impl for f in skipped_features(v))
+        rows.append((impl, *(str(lacking[f]) if lacking[f] else "-" for f in FEATURES)))
+    return rows
+
+
+POLICY_NOTE = (
+    f"Feature policy: an implementation must support {', '.join(sorted(CORE_FEATURES))} and may "
+    f"skip at most {MAX_SKIPPED_SHARE:.0%} of the traces for features it lacks; otherwise it is "
+    "`incomplete` (exit 1) unless a feature subset was named (docs/conformance.md)."
+)
 
 
 def matrix(verdicts: list[Verdict]) -> dict[tuple[str, str], dict[str, int]]:
@@ -161,15 +188,25 @@ def _code(text: object) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"  # a code span is literal text (CommonMark)
 
 
-def markdown(verdicts: list[Verdict], title: str, notes: list[str], out: Path | None = None) -> str:
+def markdown(
+    verdicts: list[Verdict],
+    title: str,
+    notes: list[str],
+    out: Path | None = None,
+    subset: frozenset[str] | None = None,
+) -> str:
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
-    lines = [f"# {_md(title)}", "", *notes, ""]
+    lines = [f"# {_md(title)}", "", *notes, _md(POLICY_NOTE), ""]
     lines += [
         "| implementation | verdict | pass | fail | unknown | skipped | publishes checked |",
         "|---|---|---|---|---|---|---|",
     ]
-    for row in summary_rows(verdicts):
+    for row in summary_rows(verdicts, subset):
         lines.append("| " + " | ".join(_md(x) for x in row) + " |")
+    lines += ["", "## Feature coverage: traces skipped for lack of a feature", ""]
+    lines.append("| implementation | " + " | ".join(FEATURES) + " |")
+    lines.append("|---" * (len(FEATURES) + 1) + "|")
+    lines += ["| " + " | ".join(_md(x) for x in row) + " |" for row in feature_rows(verdicts)]
     lines += ["", "## Implementation x trace set", ""]
     lines.append("| implementation | " + " | ".join(_md(s) for s in sets) + " |")
     lines.append("|---" * (len(sets) + 1) + "|")
@@ -205,13 +242,24 @@ def markdown(verdicts: list[Verdict], title: str, notes: list[str], out: Path | 
     return "\n".join(lines) + "\n"
 
 
-def _html(verdicts: list[Verdict], title: str, notes: list[str], out: Path) -> str:
+def _html(
+    verdicts: list[Verdict],
+    title: str,
+    notes: list[str],
+    out: Path,
+    subset: frozenset[str] | None = None,
+) -> str:
     e = html.escape
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
     summary = "".join(
         "<tr>" + "".join(f"<td>{e(str(x))}</td>" for x in row) + "</tr>"
-        for row in summary_rows(verdicts)
+        for row in summary_rows(verdicts, subset)
     )
+    coverage = "".join(
+        "<tr>" + "".join(f"<td>{e(x)}</td>" for x in row) + "</tr>"
+        for row in feature_rows(verdicts)
+    )
+    feature_head = "".join(f"<th>{e(f)}</th>" for f in FEATURES)
     grid = "".join(
         f"<tr><td>{e(impl)}</td>"
         + "".join(f"<td>{e(_cell_text(cells.get((impl, s))))}</td>" for s in sets)
@@ -243,9 +291,11 @@ def _html(verdicts: list[Verdict], title: str, notes: list[str], out: Path) -> s
         "td,th{border:1px solid #ccc;padding:2px 8px}table{border-collapse:collapse}"
         "pre{background:#f5f5f5;padding:4px;overflow-x:auto;font-size:80%}</style>"
         f"</head><body><h1>{e(title)}</h1>"
-        + "".join(f"<p>{e(n)}</p>" for n in notes)
+        + "".join(f"<p>{e(n)}</p>" for n in [*notes, POLICY_NOTE])
         + "<table><tr><th>implementation</th><th>verdict</th><th>pass</th><th>fail</th>"
         f"<th>unknown</th><th>skipped</th><th>publishes checked</th></tr>{summary}</table>"
+        "<h2>Feature coverage: traces skipped for lack of a feature</h2>"
+        f"<table><tr><th>implementation</th>{feature_head}</tr>{coverage}</table>"
         f"<h2>Implementation x trace set</h2><table><tr><th>implementation</th>{head}</tr>"
         f"{grid}</table>"
         f"<p><img alt='verdicts per implementation and trace set' "
@@ -256,9 +306,16 @@ def _html(verdicts: list[Verdict], title: str, notes: list[str], out: Path) -> s
     )
 
 
-def write_report(out: Path, verdicts: list[Verdict], title: str, notes: list[str]) -> Path:
+def write_report(
+    out: Path,
+    verdicts: list[Verdict],
+    title: str,
+    notes: list[str],
+    subset: frozenset[str] | None = None,
+) -> Path:
     """Write `out/report.md` and `out/report.html`; return the Markdown path."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(markdown(verdicts, title, notes, out), encoding="utf-8")
-    (out / "report.html").write_text(_html(verdicts, title, notes, out), encoding="utf-8")
+    md = markdown(verdicts, title, notes, out, subset)
+    (out / "report.md").write_text(md, encoding="utf-8")
+    (out / "report.html").write_text(_html(verdicts, title, notes, out, subset), encoding="utf-8")
     return out / "report.md"

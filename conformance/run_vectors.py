@@ -28,7 +28,7 @@ from conformance.impls import builtin, outside
 from conformance.runner import run_traces
 from conformance.traceio import _load, confined, read_text_file
 from conformance.verdict import Verdict, overall
-from pubsub_spec.argtypes import non_empty, out_dir, seconds
+from pubsub_spec.argtypes import feature_subset, non_empty, out_dir, seconds
 from reference.common.errors import InputError
 
 VECTORS = Path(__file__).with_name("vectors")
@@ -119,6 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--report", type=out_dir, metavar="DIR", help="also write report.md and report.html here"
     )
     p.add_argument("--json", metavar="FILE", help="also write the verdicts as JSON")
+    p.add_argument(
+        "--features",
+        type=feature_subset,
+        default=None,
+        metavar="LIST",
+        help="judge on this named subset of features only (feature policy, docs/conformance.md)",
+    )
     p.add_argument("targets", nargs="*", metavar="DIR_OR_FILE", default=[str(VECTORS)])
     a = p.parse_args(argv)
     if a.builtin is not None and a.builtin not in builtin():
@@ -128,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"no such file or directory: {', '.join(missing)}")
     impl = outside(a.impl) if a.impl else (a.builtin or "reference")
     verdicts = run_vectors(impl, [Path(t) for t in a.targets], a.op_timeout, a.total_timeout, True)
-    verdict = overall(verdicts)
+    verdict = overall(verdicts, a.features)
     passed = sum(v.verdict == "pass" for v in verdicts)
     rejected = sum(v.kind in ("bad-trace", "bad-expected") for v in verdicts)
     print(
@@ -139,7 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from conformance.report import write_report
 
         note = f"Vectors: {', '.join(a.targets)}; implementation `{impl}`."
-        print(f"report: {write_report(Path(a.report), verdicts, 'Conformance vectors', [note])}")
+        written = write_report(Path(a.report), verdicts, "Conformance vectors", [note], a.features)
+        print(f"report: {written}")
     if a.json:
         Path(a.json).write_text(
             json.dumps([asdict(v) for v in verdicts], indent=1) + "\n", encoding="utf-8"

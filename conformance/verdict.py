@@ -3,10 +3,12 @@ missing, duplicate and spurious (event, subscription) pairs; a run that checked 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from reference.common.oracle import Delivery
+from reference.sim.system import FEATURES
 
 
 @dataclass(frozen=True)
@@ -14,7 +16,7 @@ class Verdict:
     impl: str
     trace_id: str
     generator: str
-    verdict: str  # pass | fail | unknown | skipped
+    verdict: str  # pass | fail | unknown | skipped (per trace; `overall` adds incomplete)
     checked: int = 0  # publishes compared
     expected: int = 0
     missing: tuple[Delivery, ...] = ()
@@ -87,9 +89,29 @@ def judge(
     )
 
 
-def overall(verdicts: list[Verdict]) -> str:
+# The feature policy (issue 18, docs/conformance.md "What passing means"): an implementation
+# cannot choose its own exam. It must support the core features to pass, and may skip (for
+# features it does not declare) at most this share of a trace set; otherwise its verdict is
+# `incomplete` (exit 1), unless the user names the subset of features it is judged on.
+CORE_FEATURES: frozenset[str] = frozenset({"strict", "multi-schema"})
+MAX_SKIPPED_SHARE = 0.25
+
+
+def skipped_features(v: Verdict) -> frozenset[str]:
+    """The features a `skipped(feature)` verdict names (built-ins: "needs unsupported
+    feature(s): ..."; outside programs: "does not support ... (init_ok features)")."""
+    if v.verdict != "skipped" or v.kind != "feature":
+        return frozenset()
+    words = set(re.findall(r"[a-z][a-z-]*", v.reason))
+    return frozenset(words & set(FEATURES))
+
+
+def overall(verdicts: list[Verdict], subset: frozenset[str] | None = None) -> str:
     """One implementation's verdict over a trace set: fail if any trace fails, else unknown if
-    any is unknown, else pass if something was checked (all skipped: skipped)."""
+    any is unknown, else incomplete if it skipped a core feature or more than
+    MAX_SKIPPED_SHARE of the traces for lack of features, else pass if something was checked
+    (all skipped: skipped). With `subset` (the features the user asks it to be judged on),
+    skips for features outside the subset are accepted, and a skip inside it is incomplete."""
     if not verdicts or all(v.verdict == "skipped" for v in verdicts):
         return "skipped"
     if any(v.verdict == "fail" for v in verdicts):
@@ -98,4 +120,10 @@ def overall(verdicts: list[Verdict]) -> str:
         return "unknown"
     if sum(v.checked for v in verdicts) == 0:
         return "fail"  # passes that checked nothing prove nothing
+    skips = [v for v in verdicts if skipped_features(v)]
+    lacking = frozenset().union(*(skipped_features(v) for v in skips))
+    if subset is not None:
+        return "incomplete" if lacking & subset else "pass"
+    if lacking & CORE_FEATURES or len(skips) > MAX_SKIPPED_SHARE * len(verdicts):
+        return "incomplete"
     return "pass"

@@ -62,7 +62,7 @@ def _bounds(low: float | None, high: float | None, low_open: bool = False) -> st
 
 positive_int = int_range(1)
 non_negative_int = int_range(0)
-seed_int = int_range(-(2**63), 2**63 - 1)  # seeds are 64-bit signed (FORMAT.md)
+seed_int = int_range(-(2**53 - 1), 2**53 - 1)  # FORMAT.md, "Numbers"
 probability = float_range(0.0, 1.0)
 seconds = float_range(0.0, 86400.0, low_open=True)  # a timeout: > 0, at most a day
 
@@ -98,3 +98,17 @@ def name_list(text: str) -> str:
     if not [x for x in text.split(",") if x.strip()]:
         raise argparse.ArgumentTypeError("expected at least one name")
     return text
+
+
+def feature_subset(text: str) -> frozenset[str]:
+    """A comma-separated subset of the feature vocabulary (reference.sim.system.FEATURES)."""
+    from reference.sim.system import FEATURES
+
+    names = frozenset(x.strip() for x in text.split(",") if x.strip())
+    unknown = sorted(names - set(FEATURES))
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"expected features from {', '.join(FEATURES)}"
+            + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+        )
+    return names

@@ -14,7 +14,15 @@ from pathlib import Path
 from conformance.generators import GENERATORS, PROFILES
 from conformance.impls import builtin
 from conformance.report import short_label, summary_rows, write_report
-from pubsub_spec.argtypes import name_list, non_empty, out_dir, positive_int, seconds, seed_int
+from pubsub_spec.argtypes import (
+    feature_subset,
+    name_list,
+    non_empty,
+    out_dir,
+    positive_int,
+    seconds,
+    seed_int,
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,6 +55,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds per trace, outside programs and built-ins alike (default 120)",
     )  # fmt: skip
     p.add_argument("--no-shrink", action="store_true", help="do not shrink failing traces")
+    p.add_argument(
+        "--features",
+        type=feature_subset,
+        default=None,
+        metavar="LIST",
+        help="judge implementations on this named subset of features only (e.g. "
+        "'strict,multi-schema'): skips for other features are accepted (feature policy, "
+        "docs/conformance.md)",
+    )
 
 
 def _say(msg: str, start: float) -> None:
@@ -124,15 +141,17 @@ def _conform(
     commands = [f"`{i.removeprefix('cmd:')}`" for i in impls if is_outside(i)]
     if commands:
         notes.append(f"Outside implementations (cmd:): {', '.join(commands)}.")
-    report = write_report(out, verdicts, "Conformance report", notes)
+    if args.features is not None:
+        notes.append(f"Judged on the named feature subset: {', '.join(sorted(args.features))}.")
+    report = write_report(out, verdicts, "Conformance report", notes, args.features)
     _say(f"report written to {report} and {report.with_suffix('.html')}", start)
     failed = False
     print(
         f"{'implementation':<40}{'verdict':<10}{'pass':>6}{'fail':>6}{'unknown':>9}{'skipped':>9}"
     )
-    for impl, verdict, p, f, u, s, _ in summary_rows(verdicts):
-        print(f"{short_label(impl, 39):<40}{verdict:<10}{p:>6}{f:>6}{u:>9}{s:>9}")
-        failed = failed or verdict in ("fail", "unknown")
+    for impl, verdict, p, f, u, s, _ in summary_rows(verdicts, args.features):
+        print(f"{short_label(impl, 39):<40}{verdict:<11}{p:>5}{f:>6}{u:>9}{s:>9}")
+        failed = failed or verdict in ("fail", "unknown", "incomplete")
     for v in verdicts:
         if v.verdict == "fail":
             print(f"  {v.impl} {v.trace_id}: {v.describe()}")

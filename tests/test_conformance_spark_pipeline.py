@@ -156,3 +156,31 @@ def test_generate_command(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixt
     text = capsys.readouterr().out
     assert f"rejected {bad}: {bad} line 4 (op seq 99): field 'id'" in text
     assert "ok " in text and (out / "traces" / "cutoff-tiny-0000.expected.ndjson").is_file()
+
+
+# The format's numeric extremes (issue 18): seq from 0 to 2^53-1, the format's limit (a publish
+# at 2^63-1, the old limit, once collided with the SQL oracle's "never ends" sentinel), float
+# domains at the double range, an int domain at +-(2^53-1), a subnormal value and -0.0 against a
+# bound of 0.0.
+EXTREMES = [
+    '{"format":"pubsub-trace","version":1,"trace_id":"extremes","seed":0,"generator":"manual",'
+    '"schemas":[{"name":"s","attributes":[{"name":"a","type":"float",'
+    '"min":-1.7976931348623157e308,"max":1.7976931348623157e308},'
+    '{"name":"b","type":"int","min":-9007199254740991,"max":9007199254740991}]}],'
+    '"semantics":{"matching":"strict"},"config":{"initial_nodes":2}}',
+    '{"seq":0,"op":"subscribe","id":"s1","subscriber":"n0","schema":"s",'
+    '"predicates":{"a":[-1.7976931348623157e308,1.7976931348623157e308],'
+    '"b":[9007199254740991,9007199254740991]}}',
+    '{"seq":1,"op":"subscribe","id":"s2","subscriber":"n1","schema":"s",'
+    '"predicates":{"a":[0.0,5e-324]}}',
+    '{"seq":2,"op":"publish","id":"e0","publisher":"n0","schema":"s","values":{"a":-0.0,"b":0}}',
+    '{"seq":3,"op":"publish","id":"e1","publisher":"n0","schema":"s","values":{"a":1e-320}}',
+    '{"seq":9007199254740991,"op":"publish","id":"e2","publisher":"n1","schema":"s",'
+    '"values":{"a":5e-324,"b":9007199254740991}}',
+]
+
+
+def test_both_oracles_agree_at_the_formats_extremes(spark: Any, tmp_path: Path) -> None:
+    trace = parse_trace_lines(EXTREMES, "extremes")
+    assert python_pairs(trace) == [("e0", "s2"), ("e2", "s1"), ("e2", "s2")]
+    assert agree(spark, [trace], tmp_path) == 3

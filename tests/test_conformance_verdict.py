@@ -3,7 +3,10 @@ an implementation's verdict over a set is its worst."""
 
 from __future__ import annotations
 
-from conformance.verdict import Verdict, judge, overall
+import sys
+from pathlib import Path
+
+from conformance.verdict import Verdict, judge, overall, skipped_features
 from reference.common.oracle import Delivery
 
 E = [Delivery("e1", "s1"), Delivery("e1", "s2"), Delivery("e2", "s1")]
@@ -55,3 +58,39 @@ def test_overall() -> None:
     assert overall([_v("unknown", 0), _v("fail", 0)]) == "fail"
     assert overall([_v("unknown", 0), _v("skipped", 0)]) == "unknown"
     assert overall([_v("pass", 0)]) == "fail"  # passes that checked nothing prove nothing
+
+
+def _skip(reason: str) -> Verdict:
+    return Verdict("x", "t", "g", "skipped", 0, reason=reason, kind="feature")
+
+
+def test_the_feature_policy_does_not_let_an_implementation_choose_its_exam() -> None:
+    lacking = _skip("does not support lenient, churn, multi-schema (init_ok features)")
+    assert skipped_features(lacking) == {"lenient", "churn", "multi-schema"}
+    assert skipped_features(_skip("needs unsupported feature(s): churn")) == {"churn"}
+    # 21 of 24 skipped, core multi-schema missing: incomplete, not pass
+    opted_out = [_v("pass")] * 3 + [lacking] * 21
+    assert overall(opted_out) == "incomplete"
+    # a few skips of a non-core feature are allowed (kyra without churn: 3 of 24)
+    churn = _skip("needs unsupported feature(s): churn")
+    assert overall([_v("pass")] * 21 + [churn] * 3) == "pass"
+    assert overall([_v("pass")] * 17 + [churn] * 7) == "incomplete"  # more than 25 %
+    # a core feature is never optional, however rare
+    assert overall([_v("pass")] * 30 + [_skip("needs unsupported feature(s): multi-schema")]) == (
+        "incomplete"
+    )
+    # a named subset: skips outside it are accepted, inside it are not
+    assert overall(opted_out, frozenset({"strict"})) == "pass"
+    assert overall(opted_out, frozenset({"strict", "churn"})) == "incomplete"
+    # skips that are not for lack of a feature (a rejected trace) do not count
+    bad = Verdict("x", "t", "g", "skipped", 0, reason="bad trace", kind="bad-trace")
+    assert overall([_v("pass"), bad, bad]) == "pass"
+
+
+def test_an_outside_implementation_that_opts_out_is_incomplete(tmp_path: Path) -> None:
+    from conformance.run_vectors import main
+
+    faulty = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
+    impl = f"{sys.executable} {faulty} --mode strict-only"
+    assert main(["--impl", impl]) == 1
+    assert main(["--impl", impl, "--features", "strict"]) == 0

@@ -15,6 +15,7 @@ PUBSUB_FAULT_AT (default 5; ops count from 1):
   error-definite    answers op AT with an error that says it certainly did not happen
   error-indefinite  answers op AT with an error that says it may have happened
   chatty            writes 1 MiB to stderr at op AT, then behaves (must still pass)
+  strict-only       announces only the strict feature (must be incomplete, not pass)
 
   python3 faulty.py --mode drop      or      PUBSUB_FAULT=drop python3 faulty.py
 """
@@ -30,7 +31,7 @@ from typing import Any
 
 MODES = (
     "none", "drop", "twice", "spurious", "hang", "crash", "garbage", "wrong-ack",
-    "error-definite", "error-indefinite", "chatty",
+    "error-definite", "error-indefinite", "chatty", "strict-only",
 )  # fmt: skip
 
 
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         if m["type"] == "init":
             strict = m["semantics"]["matching"] != "lenient"
             feats = ["strict", "lenient", "churn", "multi-schema"]
+            if mode == "strict-only":  # opts out of most of the exam (feature policy, issue 18)
+                feats = ["strict"]
             out({"type": "init_ok", "features": feats, "name": f"faulty-{mode}"})
             continue
         if m["type"] == "end":
