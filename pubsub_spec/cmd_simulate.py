@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from pubsub_spec.argtypes import float_range, int_range
+from pubsub_spec.argtypes import float_range, int_range, seed_int
 from pubsub_spec.progress import ProgressBar
 from reference.common.errors import InputError
 from reference.common.model import MATCH_MODES
@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="aver_sub/node (Table 4.1: 5)",
     )
     p.add_argument("--events", type=events, default=10000, help="num_pubs (Table 4.1: 10000)")
-    p.add_argument("--seed", type=int_range(-(2**63), 2**63 - 1), default=0)
+    p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument(
         "--system", choices=sorted(SYSTEMS), default="thesis", help="see `pubsub-spec systems`"
     )

@@ -137,6 +137,9 @@ def test_every_generator_yields_valid_deterministic_traces() -> None:
     from reference.common.ops import Fail, Join, Leave, Unsubscribe
 
     seen_ids: set[str] = set()
+    # the generators over the two mixed schemas (conformance/generators.py MIXED)
+    mixed = ("uniform", "boundaries", "identical", "cutoff", "partial-lenient", "partial-strict")
+    MIXED_SCHEMA_GENERATORS = (*mixed, "churn")
     for name, gen in GENERATORS.items():
         for profile in ("tiny", "small", "medium"):
             for index in range(3):
@@ -147,7 +150,7 @@ def test_every_generator_yields_valid_deterministic_traces() -> None:
                 seen_ids.add(trace.trace_id)
                 kinds = {type(op) for op in trace.ops}
                 assert Subscribe in kinds and Publish in kinds
-                if name != "zipf":
+                if name in MIXED_SCHEMA_GENERATORS:
                     # tiny traces schedule one unsubscribe, which may come before any subscribe
                     assert Unsubscribe in kinds or profile == "tiny"
                     types = {a.type for s in trace.schemas for a in s.attributes}
@@ -171,6 +174,21 @@ def test_every_generator_yields_valid_deterministic_traces() -> None:
                     a = attrs[attr]
                     frac = (Fraction(v) - Fraction(a.min)) / (Fraction(a.max) - Fraction(a.min))
                     assert frac.denominator & (frac.denominator - 1) == 0
+        if name == "precision":  # issue 18: one ulp either side of bounds, 2^24, -0.0
+            bounds = {x for s in subs for p in s.predicates for x in (p.lo, p.hi)}
+            near = {
+                math.nextafter(float(b), d) for b in bounds for d in (-math.inf, math.inf)
+            }
+            values = [v for e in events for _, v in e.values]
+            assert any(v in bounds for v in values) and any(v in near for v in values)
+            assert any(isinstance(v, int) and abs(v) > 2**24 for v in values)
+        if name in ("shared-names", "mixed"):
+            names = [{a.name for a in s.attributes} for s in medium.schemas]
+            assert any(x & y for i, x in enumerate(names) for y in names[i + 1 :])
+        if name in ("churn-lenient", "mixed"):
+            assert {Join, Leave, Fail} <= {type(op) for op in medium.ops}
+            assert any(len(op.nodes) >= 2 for op in medium.ops if isinstance(op, Fail))
+            assert medium.matching == ("lenient" if name == "churn-lenient" else "strict")
         if name == "identical":
             points = [(s.schema, p) for s in subs for p in s.predicates if p.lo == p.hi]
             assert len(points) > len(set(points))
