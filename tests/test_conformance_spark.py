@@ -85,3 +85,28 @@ def test_conform_command_end_to_end(
     assert "| reference | pass |" in md and "| oracle-python | pass |" in md
     assert "smallest failing trace" in md and list((tmp_path / "shrunk").glob("*.ndjson"))
     assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+
+
+def test_conform_with_a_hostile_implementation_keeps_every_other_verdict(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 10: a flooding implementation gets its verdict within the limits, the report is
+    written in full, the built-ins' verdicts are intact, and the run exits 1."""
+    from pubsub_spec.cli import main
+
+    hostile = FAULTY.parent / "hostile" / "hostile.py"
+    code = main(
+        [
+            "conform", "--out", str(tmp_path), "--count", "1", "--profile", "tiny",
+            "--generators", "uniform,churn", "--impls", "reference,oracle-python",
+            "--impl", f"{sys.executable} {hostile} --mode flood",
+            "--op-timeout", "2", "--total-timeout", "20", "--no-shrink",
+        ]
+    )  # fmt: skip
+    capsys.readouterr()
+    assert code == 1
+    md = (tmp_path / "report.md").read_text()
+    assert "| reference | pass |" in md and "| oracle-python | pass |" in md
+    row = next(line for line in md.splitlines() if line.startswith("| cmd:"))
+    assert "| pass |" not in row and ("| unknown |" in row or "| fail |" in row), row
+    assert (tmp_path / "report.html").exists()
