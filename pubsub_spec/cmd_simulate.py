@@ -20,8 +20,19 @@ from reference.common.oracle import expected_deliveries
 from reference.registry import SYSTEMS
 from reference.sim.run import RunResult, compare, run_trace
 from reference.sim.system import SystemInfo, Variant
-from reference.thesis.config import DELIVERY_STRATEGIES, ThesisConfig, config_of, with_config
+from reference.thesis.config import (
+    DEFAULT_CUTOFF_FRACTION,
+    DELIVERY_VALUES,
+    PRESETS,
+    PROBE_ROUTINGS,
+    ThesisConfig,
+    config_of,
+    default_cutoff,
+    thesis_preset,
+    with_config,
+)
 from reference.thesis.info import BUILTIN_OF
+from reference.thesis.system import TwoDTreeSystem
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,14 +50,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--system", choices=sorted(SYSTEMS), default="thesis", help="see `pubsub-spec systems`"
     )
     p.add_argument(
-        "--delivery", choices=DELIVERY_STRATEGIES, default="unicast", help="thesis system only"
+        "--preset",
+        choices=PRESETS,
+        default=None,
+        help="thesis: the thesis' Ch. 4 setting (multicast probes, unicast delivery, cut-off "
+        f"c = {DEFAULT_CUTOFF_FRACTION} x domain width); the flags below override it",
+    )
+    p.add_argument(
+        "--probe",
+        choices=PROBE_ROUTINGS,
+        default=None,
+        help="probe routing (thesis system): unicast (§3.4.1) or prefix-grouped multicast "
+        "(§3.4.2); default: as --delivery implies (multicast for multicast/lbdd)",
+    )
+    p.add_argument(
+        "--delivery",
+        choices=DELIVERY_VALUES,
+        default=None,
+        help="event delivery (thesis system): unicast (§3.4.3), grouped (§3.4.2 applied to "
+        "delivery), lbdd (seed 003); 'multicast' = --probe multicast --delivery grouped; "
+        "default: the trace's, else unicast",
     )
     p.add_argument("--matching", choices=MATCH_MODES, default="strict")
     p.add_argument(
         "--cutoff",
         default=None,
-        help="cut-off c per attribute (§3.5): 'Attr1=1000,Attr2=500', or one fraction of "
-        "each domain's width, e.g. '0.2'",
+        help="cut-off c per attribute (§3.5): 'Attr1=1000,Attr2=500', one fraction of "
+        f"each domain's width, e.g. '0.2', 'on' (= {DEFAULT_CUTOFF_FRACTION}) or 'off'",
     )
     p.add_argument(
         "--widening", type=float_range(0), default=0.0, help="range widening r, all attributes"
@@ -56,11 +86,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--leaf-update-loss", type=float_range(0, 1), default=0.0)
     p.add_argument("--leaf-update-delay-ms", type=float_range(0), default=0.0)
     p.add_argument("--trace", default=None, help="run this NDJSON trace instead of a workload")
+    from conformance.generators import GENERATORS, PROFILES
+
+    p.add_argument(
+        "--workload",
+        choices=sorted(GENERATORS),
+        default=None,
+        help="run a conformance generator's trace (seed --seed, index 0, size --profile) "
+        "instead of the thesis' Zipf workload; --nodes, --subs-per-node, --events and "
+        "--matching are then ignored (e.g. octopia-stock for OctopiA and TID)",
+    )
+    p.add_argument(
+        "--profile", choices=sorted(PROFILES), default="small", help="size for --workload"
+    )
 
 
 def parse_cutoff(spec: str, trace: Trace) -> tuple[tuple[str, float], ...]:
     out: list[tuple[str, float]] = []
     quals = {f"{s.name}/{a.name}": a for s in trace.schemas for a in s.attributes}
+    if spec == "on":  # decision D-CUTOFF (docs/thesis.md)
+        return default_cutoff(trace.schemas)
+    if spec == "off":
+        return ()
     try:
         frac = float(spec)
     except ValueError:
@@ -89,6 +136,10 @@ def build_trace(args: argparse.Namespace) -> Trace:
         from conformance.traceio import read_trace
 
         trace = read_trace(args.trace)
+    elif args.workload:
+        from conformance.generators import GENERATORS
+
+        trace = GENERATORS[args.workload](args.seed, 0, args.profile)
     else:
         from reference.thesis.workload import thesis_trace
 
@@ -98,6 +149,12 @@ def build_trace(args: argparse.Namespace) -> Trace:
     if args.system != "thesis":
         return replace(trace, seed=args.seed if not args.trace else trace.seed)
     base = config_of(trace)
+    if args.preset == "thesis":
+        base = thesis_preset(trace.schemas, base)
+    if args.probe is not None:
+        base = replace(base, probe=args.probe)
+    if args.delivery is not None:
+        base = replace(base, delivery=args.delivery)
     widening = (
         tuple((f"{s.name}/{a.name}", args.widening) for s in trace.schemas for a in s.attributes)
         if args.widening
@@ -105,7 +162,6 @@ def build_trace(args: argparse.Namespace) -> Trace:
     )
     config = replace(
         base,
-        delivery=args.delivery,
         max_depth=args.max_depth,
         replication=args.replication,
         leaf_update_loss=args.leaf_update_loss,
@@ -119,8 +175,12 @@ def build_trace(args: argparse.Namespace) -> Trace:
 
 def chosen(args: argparse.Namespace) -> tuple[SystemInfo, Variant]:
     info = SYSTEMS[args.system]
-    name = BUILTIN_OF[args.delivery] if info.name == "thesis" else info.default_variant
-    return info, info.variant(name)
+    if info.name != "thesis":
+        return info, info.variant(info.default_variant)
+    # the thesis system runs as the trace's section says (build_trace has put the flags there)
+    legacy = args.delivery if args.probe is None and args.preset is None else None
+    name = BUILTIN_OF.get(legacy, "reference") if legacy else "reference"
+    return info, Variant(name, info.variant(name).doc, TwoDTreeSystem.for_trace)
 
 
 def _pct(xs: list[float], q: float) -> float:

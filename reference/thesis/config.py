@@ -19,7 +19,22 @@ from reference.common.ops import Trace
 from reference.sim.system import ConfigCodec
 
 DeliveryStrategy = Literal["unicast", "multicast", "lbdd"]
+# The first release's `delivery` values, one per conformance built-in (info.py): each chose the
+# probe routing and the event delivery together (multicast and lbdd probed by multicast).
 DELIVERY_STRATEGIES: tuple[DeliveryStrategy, ...] = ("unicast", "multicast", "lbdd")
+# Probe routing (thesis §3.4.1 point to point, §3.4.2 prefix-grouped multicast) and event
+# delivery (§3.4.3 point to point or grouped like §3.4.2; LBDD, seed 003), chosen separately.
+ProbeRouting = Literal["unicast", "multicast"]
+PROBE_ROUTINGS: tuple[ProbeRouting, ...] = ("unicast", "multicast")
+EventDelivery = Literal["unicast", "grouped", "lbdd"]
+EVENT_DELIVERIES: tuple[EventDelivery, ...] = ("unicast", "grouped", "lbdd")
+DeliveryValue = Literal["unicast", "multicast", "grouped", "lbdd"]
+# What the header's `delivery` accepts: the event deliveries and the legacy "multicast".
+DELIVERY_VALUES: tuple[DeliveryValue, ...] = ("unicast", "multicast", "grouped", "lbdd")
+# The documented default of the cut-off c (thesis §3.5 gives no value): a fraction of each
+# attribute's domain width, used by `--preset thesis` and by `--cutoff on` (docs/thesis.md,
+# "Chapter 4 figures", D-CUTOFF).
+DEFAULT_CUTOFF_FRACTION = 0.1
 
 
 @dataclass(frozen=True)
@@ -49,8 +64,12 @@ class ThesisConfig:
     # A fixed h per qualified attribute instead of the subscriber's random choice (for traces
     # that aim events at segment boundaries).
     cutoff_h: tuple[tuple[str, float], ...] = ()
-    # Delivery of probes and of events (thesis §3.4.2, §3.4.3; LBDD seed 003).
-    delivery: DeliveryStrategy = "unicast"
+    # Event delivery (thesis §3.4.3; LBDD seed 003): unicast | grouped | lbdd, or the legacy
+    # "multicast" (= probe multicast + delivery grouped), read as it was first written.
+    delivery: DeliveryValue = "unicast"
+    # Probe routing (thesis §3.4.1 / §3.4.2); None: as the legacy `delivery` implied it
+    # (unicast probes with unicast delivery, multicast probes otherwise).
+    probe: ProbeRouting | None = None
     # Replication of stored subscriptions to k leaf-set neighbours (thesis §3.6).
     replication: int = 2
     # LeafNodeUpdateMessage faults (thesis §3.2.2 "may be sent by UDP"): extra delay, loss.
@@ -67,6 +86,44 @@ class ThesisConfig:
 
     def cutoff_of(self, qattr: str) -> float | None:
         return dict(self.cutoff).get(qattr)
+
+    @property
+    def probe_routing(self) -> ProbeRouting:
+        """How RndRegionProbe's probes leave the publisher (§3.4.1 or §3.4.2)."""
+        if self.probe is not None:
+            return self.probe
+        return "unicast" if self.delivery == "unicast" else "multicast"
+
+    @property
+    def event_delivery(self) -> EventDelivery:
+        """How matched events reach subscribers (§3.4.3; legacy "multicast" is grouped)."""
+        return "grouped" if self.delivery == "multicast" else self.delivery
+
+
+def default_cutoff(
+    schemas: Sequence[Schema], fraction: float = DEFAULT_CUTOFF_FRACTION
+) -> tuple[tuple[str, float], ...]:
+    """c = fraction x domain width on every attribute (decision D-CUTOFF, docs/thesis.md)."""
+    return tuple(
+        (f"{s.name}/{a.name}", fraction * float(a.max - a.min))
+        for s in schemas
+        for a in s.attributes
+        if a.max > a.min
+    )
+
+
+def thesis_preset(schemas: Sequence[Schema], base: ThesisConfig | None = None) -> ThesisConfig:
+    """The thesis' own evaluation setting (Ch. 4): probes by prefix-grouped multicast (§3.4.2,
+    Fig. 4.5 "multicast model"), events delivered point to point (§3.4.3: "we simply send the
+    event to the subscriber directly"), and the load-balancing cut-off line on every attribute
+    (§3.5, Fig. 4.7 "load balancing") with the default c (D-CUTOFF)."""
+    cutoff = default_cutoff(schemas)
+    return dataclasses.replace(
+        base or ThesisConfig(), probe="multicast", delivery="unicast", cutoff=cutoff
+    )
+
+
+PRESETS = ("thesis",)
 
 
 SECTION = "thesis"
@@ -129,6 +186,11 @@ def parse_config(
                     raise InputError(where, f"{fld}.{q}", f"must be positive, got {v!r}")
             kwargs[key] = tuple((k, float(v)) for k, v in value.items())
             continue
+        if key == "probe":
+            if value not in PROBE_ROUTINGS:
+                raise InputError(where, fld, f"expected one of {', '.join(PROBE_ROUTINGS)}")
+            kwargs[key] = value
+            continue
         default = known[key].default
         if default is None:  # optional int fields (lnrt_max_records)
             ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
@@ -140,8 +202,8 @@ def parse_config(
             ok = isinstance(value, type(default))
         if not ok:
             raise InputError(where, fld, f"bad value {value!r}")
-        if key == "delivery" and value not in DELIVERY_STRATEGIES:
-            raise InputError(where, fld, f"expected one of {', '.join(DELIVERY_STRATEGIES)}")
+        if key == "delivery" and value not in DELIVERY_VALUES:
+            raise InputError(where, fld, f"expected one of {', '.join(DELIVERY_VALUES)}")
         if isinstance(value, int | float) and not isinstance(value, bool):
             low = 1 if key in _AT_LEAST_ONE else 0
             if value < low or (key in _PROBABILITIES and value > 1):

@@ -244,7 +244,10 @@ class TwoDTreeSystem(System[Item]):
         return len(self.peers)
 
     def describe(self) -> str:
-        return f"delivery {self.config.delivery}"
+        c = self.config
+        if c.probe is None and c.delivery in ("unicast", "lbdd"):
+            return f"delivery {c.delivery}"  # the first release's wording
+        return f"probes {c.probe_routing}, delivery {c.event_delivery}"
 
     def figures(self) -> list[str]:
         m = self.metrics
@@ -445,7 +448,7 @@ class TwoDTreeSystem(System[Item]):
                 self._area(event, q), k, c.pub_min_level, max_level, c.pub_p, self.rng
             ):
                 dests.append((q, bits))
-        if c.delivery == "unicast":
+        if c.probe_routing == "unicast":  # §3.4.1: one ProbePub per destination
             for q, bits in dests:
                 self.send_key(peer, self._key(q, bits), ProbePub(event, q, bits))
         else:
@@ -510,7 +513,7 @@ class TwoDTreeSystem(System[Item]):
         targets = tuple((s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items()))
         published = self._published_at[event.id]
         msg = EventDelivery(event, targets, published, peer.name)
-        if self.config.delivery == "unicast":
+        if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
             for s, ids in targets:
                 self.send_direct(peer, self.pid_of[s], replace(msg, targets=((s, ids),)))
         else:
@@ -522,7 +525,7 @@ class TwoDTreeSystem(System[Item]):
         for s, ids in msg.targets:
             if s == peer.name:
                 self._accept(peer, msg.event, ids, msg.published_at)
-        if self.config.delivery == "lbdd":
+        if self.config.event_delivery == "lbdd":
             # agreeing views: every member computes the same tree (LBDD §3.5.1, Theorem 1)
             members = [s for s, _ in msg.targets if s != msg.origin]
             for child in self._lbdd_tree(msg.origin, members).get(peer.name, []):
@@ -546,7 +549,7 @@ class TwoDTreeSystem(System[Item]):
         return tree
 
     def _on_event_delivery(self, peer: Peer, msg: EventDelivery) -> None:
-        if self.config.delivery == "unicast":
+        if self.config.event_delivery == "unicast":
             for _, ids in msg.targets:
                 self._accept(peer, msg.event, ids, msg.published_at)
         else:
@@ -558,10 +561,15 @@ class TwoDTreeSystem(System[Item]):
         for sid in ids:
             state = self.subs[sid]
             if matches(state.original, event, self.matching):
-                self.deliveries.append(Delivery(event.id, sid))
-                self.metrics.delivery_latency_ms.append(self.engine.now - published_at)
+                self.record_delivery(Delivery(event.id, sid), self.engine.now - published_at)
             else:
                 self.metrics.false_positives += 1
+
+    def record_delivery(self, delivery: Delivery, latency_ms: float) -> None:
+        """Keep a delivery and its latency; a subclass may stream them instead (the figures of
+        reference/thesis/figures.py count them without holding every delivery in memory)."""
+        self.deliveries.append(delivery)
+        self.metrics.delivery_latency_ms.append(latency_ms)
 
     # -- churn and fault tolerance (§3.6) --------------------------------------------------
     def join(self, name: str) -> None:

@@ -1,0 +1,124 @@
+"""The experiments behind docs/thesis.md, "Chapter 4 figures": why four results of thesis
+Chapter 4 are not reproduced as stated (multicast saving, cut-off effect, hot-spot
+concentration, latency level). Each experiment varies one thing on the thesis workload
+(Tables 4.1–4.3) and prints what it changes.
+
+Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500] [--only latency,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from reference.common.ops import Trace
+from reference.thesis.config import ThesisConfig, default_cutoff, thesis_preset, with_config
+from reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
+from reference.thesis.run import run_trace
+from reference.thesis.system import TwoDTreeSystem
+from reference.thesis.workload import thesis_trace
+
+# Relative delay penalty of Pastry routes with proximity neighbour selection (§2.1.2): a route's
+# latency over the direct one-way latency, about 1.3–1.5 (Castro et al., "Proximity neighbor
+# selection in tree-based structured peer-to-peer overlays", 2003).
+PNS_RDP = 1.4
+
+
+class ProximityRoutes(TwoDTreeSystem):
+    """The reference with a stand-in for proximity neighbour selection: a multi-hop route
+    takes PNS_RDP x the direct latency of its ends instead of the sum of random-peer hops.
+    Messages, hops and bytes are counted exactly as in the reference."""
+
+    def _account(self, path: Sequence[int], msg: object) -> float:
+        total = super()._account(path, msg)  # type: ignore[arg-type]
+        if len(path) <= 2:
+            return total
+        a, b = self.peers[path[0]].name, self.peers[path[-1]].name
+        return min(total, PNS_RDP * self.latency.one_way(a, b))
+
+
+def per_node(
+    result_metrics: object, peers: Sequence[str], kinds: Sequence[str], per: int
+) -> list[float]:
+    pb: Counter[tuple[str, str]] = result_metrics.peer_bytes  # type: ignore[attr-defined]
+    return [sum(pb[(p, k)] for k in kinds) / per for p in peers]
+
+
+def _run(
+    trace: Trace, config: ThesisConfig, cls: type[TwoDTreeSystem] = TwoDTreeSystem
+) -> dict[str, float]:
+    r = run_trace(with_config(trace, config), check=False, system_class=cls)
+    m = r.system.metrics
+    peers = [p.name for p in r.system.peers.values()]
+    events = len(r.system.event_seq)
+    probe = per_node(m, peers, PROBE_TYPES, events)
+    pub = per_node(m, peers, PUBLISH_TYPES, events)
+    return {
+        "probe_mean": statistics.fmean(probe),
+        "probe_max": max(probe),
+        "pub_mean": statistics.fmean(pub),
+        "pub_max_over_mean": max(pub) / statistics.fmean(pub),
+        "probe_max_over_mean": max(probe) / statistics.fmean(probe),
+        "pp_share": m.bytes["ProbePub"]
+        / max(1, m.bytes["ProbePub"] + m.bytes["ProbePubMulticast"]),
+        "jump_backs_per_event": m.jump_backs / max(1, events),
+        "delivery_ms": statistics.fmean(m.delivery_latency_ms) if m.delivery_latency_ms else 0.0,
+        "install_ms": statistics.fmean(m.install_latency_ms) if m.install_latency_ms else 0.0,
+        "probe_sub_routes_per_sub": m.sends["ProbeSub"] / max(1, len(r.system.subs)),
+        "pastry_hops_per_route": m.hops_per_send("ProbeSub"),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--nodes", type=int, default=1000)
+    p.add_argument("--subs-per-node", type=float, default=5)
+    p.add_argument("--events", type=int, default=500)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--only", default="multicast,cutoff,latency")
+    a = p.parse_args(argv)
+    trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
+    preset = thesis_preset(trace.schemas)
+    only = a.only.split(",")
+    print(f"thesis workload {a.nodes} x {a.subs_per_node} x {a.events}, seed {a.seed}")
+    start = time.monotonic()
+    if "multicast" in only or "cutoff" in only:
+        print("\nprobe routing x cut-off c (fraction of domain width): probe bytes/node/event")
+        print(
+            f"{'c':>6} {'probe':>10} {'mean':>8} {'max':>8} {'max/mean':>9} {'ProbePub share':>15}"
+            f" {'jump-backs/ev':>14} {'pub max/mean':>13}"
+        )
+        for frac in (None, 0.05, 0.1, 0.2, 0.3, 0.5):
+            for probe in ("unicast", "multicast"):
+                cut = default_cutoff(trace.schemas, frac) if frac else ()
+                r = _run(trace, replace(preset, probe=probe, cutoff=cut))
+                print(
+                    f"{frac or 'off':>6} {probe:>10} {r['probe_mean']:8.1f} {r['probe_max']:8.0f}"
+                    f" {r['probe_max_over_mean']:9.1f} {r['pp_share']:15.2f}"
+                    f" {r['jump_backs_per_event']:14.1f} {r['pub_max_over_mean']:13.1f}",
+                    flush=True,
+                )
+    if "latency" in only:
+        print("\nlatency model: mean delivery / installation latency (ms)")
+        for label, cls in (
+            ("D-NET random-peer hops", TwoDTreeSystem),
+            ("PNS stand-in", ProximityRoutes),
+        ):
+            r = _run(trace, preset, cls)
+            print(
+                f"{label:<24} delivery {r['delivery_ms']:6.0f}  install {r['install_ms']:6.0f}"
+                f"  ProbeSub routes/sub {r['probe_sub_routes_per_sub']:.2f}"
+                f"  hops/route {r['pastry_hops_per_route']:.2f}",
+                flush=True,
+            )
+    print(f"\ntime {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

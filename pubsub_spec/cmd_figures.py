@@ -1,0 +1,218 @@
+"""`pubsub-spec figures`: thesis Chapter 4 figure by figure (Figs. 4.1–4.10, Table 4.5), each
+as a PNG and a CSV of its series, with the thesis' stated values beside ours, and one Markdown
+page (`index.md`) that puts them side by side with a sentence per figure.
+
+The runs and series are `reference/thesis/figures.py`; this module only draws and writes.
+`--scale full` is the thesis' own size (Table 4.1, §4.3.3); `--scale small` keeps the shapes at a
+tenth of the nodes and finishes in about a minute (CI runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pubsub_spec.progress import ProgressBar
+from reference.sim.run import Progress
+from reference.thesis.figures import FIGURE_IDS, SCALES, Figure, RunStats, as_rows, build_figures
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="out/figures", help="output directory (default out/figures)")
+    p.add_argument("--scale", choices=sorted(SCALES), default="full")
+    p.add_argument(
+        "--only", default=None, help=f"comma-separated figure ids of {', '.join(FIGURE_IDS)}"
+    )
+    p.add_argument("--no-check", action="store_true", help="skip the (streamed) oracle comparison")
+
+
+def _fmt(v: float) -> str:
+    if abs(v) < 1 and v != 0:
+        return f"{v:.2f}"
+    return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
+
+
+def _text_box(fig: Figure) -> str:
+    lines = ["ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in list(fig.ours.items())[:4])]
+    if fig.thesis:
+        lines.append("thesis: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.thesis.items()))
+    return "\n".join(_wrap(line, 70) for line in lines)
+
+
+def _wrap(text: str, width: int) -> str:
+    out, cur = [], ""
+    for word in text.split(" "):
+        if len(cur) + len(word) + 1 > width and cur:
+            out.append(cur)
+            cur = "    " + word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    out.append(cur)
+    return "\n".join(out)
+
+
+def draw(fig: Figure, path: Path, sweep_labels: list[str]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f, ax = plt.subplots(figsize=(8, 5.2))
+    colours = ["tab:blue", "tab:orange", "tab:green"]
+    if fig.kind == "dist":
+        lo = min(p[0] for pts in fig.series.values() for p in pts)
+        hi = max(p[0] for pts in fig.series.values() for p in pts)
+        bins = [lo + (hi - lo) * i / 40 for i in range(41)] if hi > lo else 40
+        for (name, pts), c in zip(fig.series.items(), colours, strict=False):
+            xs = [p[0] for p in pts]
+            ax.hist(xs, bins=bins, alpha=0.35, color=c, label=f"{name} (histogram)")
+        ax.set_ylabel("count")
+        ax2 = ax.twinx()
+        for (name, pts), c in zip(fig.series.items(), colours, strict=False):
+            ax2.plot([p[0] for p in pts], [p[1] for p in pts], color=c, label=f"{name} (CDF)")
+        ax2.set_ylim(0, 1.02)
+        ax2.set_ylabel(fig.ylabel)
+        _thesis_marks(fig, ax2)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax2.legend(h1 + h2, l1 + l2, loc="center right", fontsize=8)
+    elif fig.kind == "rank":
+        for (name, pts), c in zip(fig.series.items(), colours, strict=False):
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=c, label=name)
+        ax.set_ylabel(fig.ylabel)
+        ax.legend(fontsize=8)
+    else:  # sweep / table: by network size index, ours (thesis size) as tick labels
+        for (name, pts), c in zip(fig.series.items(), colours, strict=False):
+            if name == "thesis":
+                continue
+            ax.plot(
+                range(len(pts)),
+                [p[1] for p in pts],
+                "o-",
+                color=c,
+                label="ours" if name == "ours" else f"ours: {name}",
+            )
+        if fig.id == "4.9":
+            n = len(sweep_labels)
+            ax.plot([0, n - 1], [330, 430], "x--", color="tab:red", label="thesis: average")
+            ax.fill_between(
+                [0, n - 1],
+                1600,
+                1800,
+                color="tab:red",
+                alpha=0.12,
+                label="thesis: maximum 1.6–1.8 s",
+            )
+        if "thesis" in fig.series:
+            pts = fig.series["thesis"]
+            ax.plot(range(len(pts)), [p[1] for p in pts], "x--", color="tab:red", label="thesis")
+            ax.set_ylim(0, max(p[1] for s in fig.series.values() for p in s) * 1.3)
+        ax.set_xticks(range(len(sweep_labels)), sweep_labels, fontsize=8)
+        ax.set_ylabel(fig.ylabel)
+        ax.legend(fontsize=8)
+    ax.set_xlabel(fig.xlabel)
+    ax.set_title(
+        f"Fig. {fig.id}: {fig.title}" if fig.id[0] != "T" else f"Table 4.5: {fig.title}",
+        fontsize=11,
+    )
+    f.text(0.01, 0.01, _text_box(fig), fontsize=7, family="monospace", va="bottom")
+    f.subplots_adjust(bottom=0.27, right=0.88 if fig.kind == "dist" else 0.95)
+    f.savefig(path, dpi=90)
+    plt.close(f)
+
+
+def _thesis_marks(fig: Figure, ax: Any) -> None:
+    """The thesis' stated fractions (x within y) as red crosses, where the units are ours too
+    (latencies in ms)."""
+    if fig.id not in ("4.1", "4.3"):
+        return
+    for key, frac in fig.thesis.items():
+        if key.startswith("frac_le_") and key.endswith("ms"):
+            x = float(key[len("frac_le_") : -2])
+            ax.plot([x], [frac], "x", color="tab:red", markersize=10, mew=2)
+    ax.axvline(fig.thesis["mean_ms"], color="tab:red", ls="--", lw=1, label="thesis mean")
+    ax.axvline(fig.ours["mean_ms"], color="tab:blue", ls=":", lw=1, label="our mean")
+    ax.plot([], [], "x", color="tab:red", label="thesis: stated fraction")
+
+
+def write_csv(fig: Figure, path: Path) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["series", "x", "y"])
+        w.writeheader()
+        for row in as_rows(fig):
+            w.writerow(row)
+
+
+def page(figs: list[Figure], runs: dict[str, RunStats], scale: str, secs: float) -> str:
+    out = [
+        f"# Thesis Chapter 4, figure by figure (scale `{scale}`)",
+        "",
+        "Generated by `pubsub-spec figures --scale " + scale + "` (reference/thesis/figures.py, "
+        "pubsub_spec/cmd_figures.py). Ours on the left of each table, the thesis' stated values "
+        "on the right; the causes of the differences are in docs/thesis.md, "
+        '"Chapter 4 figures". Bytes follow the compact byte model (D-MSG), not Java '
+        "serialization, so compare ratios and shapes, not absolute bytes.",
+        "",
+        "| run | nodes | subs | events | deliveries | oracle |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in runs.values():
+        verdict = (
+            "not checked"
+            if r.agree is None
+            else ("agree" if r.agree else f"DISAGREE on {r.disagreeing_events}")
+        )
+        out.append(f"| {r.name} | {r.nodes} | {r.subs} | {r.events} | {r.deliveries} | {verdict} |")
+    out += ["", f"Total time: {secs:.0f} s.", ""]
+    for fig in figs:
+        name = f"fig_{fig.id.replace('.', '_')}"
+        label = f"Fig. {fig.id}" if fig.id[0] != "T" else "Table 4.5"
+        out += [f"## {label}: {fig.title}", "", f"![{label}]({name}.png)", "", fig.sentence, ""]
+        keys = list(dict.fromkeys([*fig.ours, *fig.thesis]))
+        out += ["| value | ours | thesis |", "|---|---|---|"]
+        for k in keys:
+            o = _fmt(fig.ours[k]) if k in fig.ours else ""
+            t = _fmt(fig.thesis[k]) if k in fig.thesis else ""
+            out.append(f"| {k} | {o} | {t} |")
+        out += ["", f"Series: [{name}.csv]({name}.csv)", ""]
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    only = FIGURE_IDS if not args.only else tuple(args.only.split(","))
+    unknown = [f for f in only if f not in FIGURE_IDS]
+    if unknown:
+        print(
+            f"error: unknown figure ids {unknown}; known: {', '.join(FIGURE_IDS)}", file=sys.stderr
+        )
+        return 2
+    scale = SCALES[args.scale]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+
+    def progress(name: str) -> Progress:
+        return ProgressBar(f"figures {name}", min_total=200)
+
+    figs, runs = build_figures(scale, only, progress, check=not args.no_check)
+    labels = [
+        f"{n}\n(thesis {t})"
+        for n, t in zip(scale.sweep_nodes, SCALES["full"].sweep_nodes, strict=False)
+    ]
+    for fig in figs:
+        name = f"fig_{fig.id.replace('.', '_')}"
+        draw(fig, out / f"{name}.png", labels)
+        write_csv(fig, out / f"{name}.csv")
+        print(f"{fig.id}: {fig.sentence}")
+    secs = time.monotonic() - start
+    (out / "index.md").write_text(page(figs, runs, args.scale, secs) + "\n")
+    bad = [r.name for r in runs.values() if r.agree is False]
+    print(f"wrote {len(figs)} figures and {out / 'index.md'} in {secs:.0f} s")
+    if bad:
+        print(f"oracle: DISAGREE in runs {', '.join(bad)}")
+        return 1
+    return 0
