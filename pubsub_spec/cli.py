@@ -16,6 +16,9 @@ COMMANDS: dict[str, str] = {
     "check": "run every invariant check (z3, TLA+, Hypothesis) and print one table",
     "generate": "generate conformance trace sets with Spark",
     "conform": "the conformance suite: generate traces, run implementations, write a report",
+    "figures": "thesis Ch. 4 figure by figure (Figs. 4.1-4.10, Table 4.5): PNG, CSV, one page",
+    "verify": "run an implementation on the conformance vectors, without Spark",
+    "vectors": "the implementer's kit: `vectors export DIR` writes the vectors release tarball",
 }
 
 
@@ -31,7 +34,12 @@ def _available() -> dict[str, ModuleType]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pubsub-spec", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="pubsub-spec",
+        description=__doc__,
+        epilog="exit codes: 0 pass, 1 a check or implementation failed, 2 bad input, "
+        "3 an environment problem (the fix is named); docs/ci.md",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     mods = _available()
     for name, mod in mods.items():

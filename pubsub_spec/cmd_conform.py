@@ -2,7 +2,8 @@
 mode unless --master names a cluster), computes the expected deliveries with the Spark SQL
 oracle, runs the implementations on every trace over Spark partitions, and writes a Markdown and
 HTML report. Exit code 1 when any implementation fails (or is unknown: a timeout, an
-indefinite error), 2 on a usage error."""
+indefinite error), 2 on a usage error, 3 when the machine lacks Java 17+ (the fix is printed).
+`--junit`/`--json` write one testcase per implementation x trace for CI (docs/ci.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.generators import GENERATORS, PROFILES
 from conformance.impls import builtin
@@ -23,9 +25,34 @@ from pubsub_spec.argtypes import (
     seconds,
     seed_int,
 )
+from pubsub_spec.ci import (
+    BAD_INPUT,
+    ENVIRONMENT,
+    EPILOG,
+    JAVA_FIX,
+    Case,
+    Outcome,
+    exit_code,
+    java_problem,
+    output_file,
+    write_json,
+    write_junit,
+)
+
+if TYPE_CHECKING:
+    from conformance.verdict import Verdict
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = EPILOG
+    p.add_argument(
+        "--junit", type=output_file, metavar="FILE",
+        help="also write JUnit XML: one testcase per implementation x trace",
+    )  # fmt: skip
+    p.add_argument(
+        "--json", type=output_file, metavar="FILE",
+        help="also write the summary and every verdict as JSON",
+    )  # fmt: skip
     p.add_argument(
         "--out", type=out_dir, default="out/conformance", help="report and traces go here"
     )
@@ -81,13 +108,25 @@ def run(args: argparse.Namespace) -> int:
     impls += [outside(c) for c in args.impl]
     if unknown:
         print(f"error: unknown generator or implementation: {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
+    problem = java_problem() if args.master is None else None  # a cluster brings its own
+    if problem is not None:
+        print(f"environment problem: {problem}", file=sys.stderr)
+        _write_ci(args, ENVIRONMENT, [], str(problem))
+        return ENVIRONMENT
     out = Path(args.out)
     _say(f"starting Spark ({args.master or 'local[2]'})", start)
     from pyspark.sql import SparkSession
 
     ours = SparkSession.getActiveSession() is None  # a caller's session is left running
-    spark = get_spark(args.master)
+    try:
+        spark = get_spark(args.master)
+    except Exception as e:  # PySpark's JAVA_GATEWAY_EXITED and kin: the machine's problem
+        if "JAVA" not in str(e).upper():
+            raise
+        print(f"environment problem: Spark cannot start ({e}); fix: {JAVA_FIX}", file=sys.stderr)
+        _write_ci(args, ENVIRONMENT, [], f"Spark cannot start: {e}")
+        return ENVIRONMENT
     try:
         return _conform(args, spark, gens, impls, out, start)
     finally:
@@ -106,7 +145,6 @@ def _conform(
     from conformance.impls import is_outside
     from conformance.runner import run_traces, ship_project_code, shrink_failures
     from conformance.spark_generate import generate_trace_set
-    from conformance.verdict import Verdict
 
     ship_project_code(spark)
     _say(f"generating {len(gens)} x {args.count} {args.profile} traces", start)
@@ -157,4 +195,51 @@ def _conform(
             print(f"  {v.impl} {v.trace_id}: {v.describe()}")
             if "shrunk" in v.extra:
                 print(f"    smallest failing trace: {out / v.extra['shrunk']}")
-    return 1 if failed else 0
+    code = exit_code(failed, False)
+    _write_ci(args, code, verdicts, "", args.features, out)
+    return code
+
+
+def verdict_case(v: Verdict, suite: str, base: Path | None = None) -> Case:
+    """One JUnit testcase per implementation x trace: a fail is a failure, an unknown (timeout,
+    indefinite error) an error, a skip skipped, each with its reason."""
+    outcomes: dict[str, Outcome] = {"pass": "passed", "fail": "failed", "unknown": "error"}
+    outcome = outcomes.get(v.verdict, "skipped")
+    text = v.describe()
+    if base is not None and "shrunk" in v.extra:
+        text += f"\nsmallest failing trace: {base / v.extra['shrunk']}"
+    message = "" if v.verdict == "pass" else v.describe()
+    return Case(suite, v.impl, v.trace_id, v.seconds, outcome, message, text)
+
+
+def verdicts_json(
+    verdicts: list[Verdict], features: frozenset[str] | None
+) -> dict[str, object]:
+    from dataclasses import asdict
+
+    summary = [
+        {"implementation": impl, "verdict": verdict, "pass": p, "fail": f, "unknown": u,
+         "skipped": s, "checked": c}
+        for impl, verdict, p, f, u, s, c in summary_rows(verdicts, features)
+    ]  # fmt: skip
+    return {"implementations": summary, "verdicts": [asdict(v) for v in verdicts]}
+
+
+def _write_ci(
+    args: argparse.Namespace,
+    code: int,
+    verdicts: list[Verdict],
+    problem: str,
+    features: frozenset[str] | None = None,
+    out: Path | None = None,
+) -> None:
+    """The --junit and --json files; an environment problem is one error testcase."""
+    if args.junit:
+        cases = [verdict_case(v, "conform", out) for v in verdicts]
+        if problem:
+            cases.append(Case("conform", "environment", "spark", 0.0, "error", problem))
+        write_junit(args.junit, "pubsub-spec conform", cases)
+    if args.json:
+        body = verdicts_json(verdicts, features)
+        body["environment_problems"] = [problem] if problem else []
+        write_json(args.json, "conform", code, body)
