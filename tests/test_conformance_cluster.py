@@ -12,7 +12,11 @@ import pytest
 from conformance.cluster import start_cluster
 
 pytestmark = pytest.mark.spark
-ARGS = ["--count", "1", "--profile", "tiny", "--generators", "uniform,churn,cutoff"]
+# a few built-ins of different papers: the test is about the cluster giving local mode's table
+ARGS = [
+    "--count", "1", "--profile", "tiny", "--generators", "uniform,churn,cutoff",
+    "--impls", "reference,reference-array,oracle-python,kyra,octopia-snr,tam",
+]  # fmt: skip
 
 
 def conform(out: Path, *extra: str) -> tuple[int, str]:

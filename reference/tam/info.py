@@ -6,9 +6,12 @@ a partial publication misses the subscribers of an index it does not cover (§3.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from reference.common.ops import Trace
 from reference.sim.system import CHURN, MULTI_SCHEMA, STRICT, SystemInfo, Variant
-from reference.tam.config import BASIC_SECTION, SECTION, TamCodec
+from reference.tam.config import BASIC_SECTION, SECTION, IndexPolicy, TamCodec, config_of
 from reference.tam.messages import BASIC_TYPES, SCRIBE_TYPES
 from reference.tam.system import TamBasicSystem, TamSystem
 
@@ -18,6 +21,17 @@ PAPER = "Tam, Azimi, Jacobsen, DBISP2P 2003, LNCS 2944 (seed 004)"
 
 def make_tam(trace: Trace) -> TamSystem:
     return TamSystem.for_trace(trace)
+
+
+def _with_policy(policy: IndexPolicy) -> Callable[[Trace], TamSystem]:
+    """`tam` with the index-selection policy the paper compares (§3.3, §4; decision T9): the
+    trace's `tam` section, if any, with `index_policy` replaced."""
+
+    def make(trace: Trace) -> TamSystem:
+        config = replace(config_of(trace, SECTION), index_policy=policy)
+        return TamSystem.for_trace(trace.with_section(SECTION, config))
+
+    return make
 
 
 def make_tam_basic(trace: Trace) -> TamBasicSystem:
@@ -31,7 +45,15 @@ TAM = SystemInfo(
     "and false-positive filtering at the subscribers",
     features=FEATURES,
     message_types=SCRIBE_TYPES,
-    variants=(Variant("tam", "index keys as Scribe groups over Pastry (§3.3)", make_tam),),
+    variants=(
+        Variant("tam", "index keys as Scribe groups over Pastry (§3.3)", make_tam),
+        Variant(
+            "tam-fewest-keys",
+            "tam, each subscription on the index that needs the fewest keys",
+            _with_policy("fewest-keys"),
+        ),
+        Variant("tam-all", "tam, each subscription on every index it covers", _with_policy("all")),
+    ),
     default_variant="tam",
     config=TamCodec(SECTION),
 )

@@ -1,0 +1,423 @@
+"""OctopiA (seed 002) measured beside the paper's evaluation (§VIII; issue 12, item 6).
+
+Every figure the text states is printed beside ours; where they differ, docs/octopia.md
+("Benchmark") says why. Four experiments, all on Fig. 10's SCOT (caterpillar 14 x K5, 70
+brokers, decision A12) with the stock-quote workload built as `octopia-stock` builds it
+(conformance/generators.py: 10 attributes, 500 symbols, 2 % selectivity; one advertisement per
+publisher, one subscription per subscriber, as §VIII says):
+
+1. Publisher scalability (Fig. 9): advertisements 100 -> 500 after the subscriptions; SRT
+   entries per broker, advertisement IMs (scotAFP against TID flooding) and advertisement delay.
+2. Subscriber scalability (Fig. 11(a)-(c)): 100 publishers, subscribers 500 -> 5000; PRT
+   entries per broker and subscription IMs against TID.
+3. End to end on one scaled stock trace: IMs per phase, bytes, delivery latency and table sizes
+   for `octopia-snr`, `octopia-idr`, `tid` and the thesis' 2d-tree (`reference`), each run
+   against the oracle.
+4. Burst (§VIII "Dynamic Notification Routing"): a High Rate Publisher (HRP) sends most quotes,
+   faster than a link's output queue serves them; IMs, delays, the share of notifications on
+   time and the settling time for SNR, IDR and TID; and the stock generators' own `octopia-burst`.
+
+Runs are `reference.sim.run` of seeded traces through the registry's factories; the same seeds
+give the same tables. Not a test.
+
+Run: python -m benchmarks.bench_octopia [--quick] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from conformance.generators import (
+    GENERATORS,
+    STOCK,
+    _stock_advert,
+    _stock_event,
+    _stock_subscription,
+)
+from reference.common.model import Subscription
+from reference.common.ops import (
+    Advertise,
+    Op,
+    Publish,
+    Subscribe,
+    Timing,
+    Trace,
+    validate_trace,
+)
+from reference.common.oracle import expected_deliveries
+from reference.octopia.advertisements import Advertisement, overlaps
+from reference.octopia.config import OctopiaConfig, config_of
+from reference.octopia.scot import Scot, fig10_factor
+from reference.octopia.system import BrokerNetwork
+from reference.octopia.tid import TidSystem
+from reference.registry import SYSTEMS
+from reference.sim.run import Driver, RunResult, compare
+from reference.sim.system import System
+from reference.thesis.config import SECTION as THESIS_SECTION
+from reference.thesis.config import ThesisConfig
+
+OCTOPIA = ("octopia-snr", "octopia-idr", "tid")
+SYSTEM_OF = {"octopia-snr": "octopia-snr", "octopia-idr": "octopia-idr", "tid": "tid"}
+SYSTEM_OF["reference"] = "thesis"
+# IMs by phase (docs/octopia.md "Benchmark"); CIB_SET is both scotAFP's reply (§V) and SBP's
+# (§VI): in experiment 1 (subscriptions first) every CIB_SET is an AFP reply.
+ADV_KINDS = ("Advertisement", "Unadvertisement")
+SUB_KINDS = {
+    "octopia": ("Subscription", "Unsubscription", "CIB_SET"),
+    "tid": ("Subscription", "Unsubscription"),
+    "reference": ("ProbeSub", "InsertSub", "LeafUpdate", "TransferSub"),
+}
+EVENT_KINDS = {
+    "octopia": ("Notification",),
+    "tid": ("Notification",),
+    "reference": ("ProbePubMulticast", "ProbePub", "EventDelivery"),
+}
+
+# What §VIII states (docs/octopia.md "Benchmark" for our reading of each).
+PAPER = {
+    "srt": "-93 % (Fig. 9(b))",
+    "adv_ims": "98.9x fewer (Fig. 9(c))",
+    "adv_delay": "-63.5 % (Fig. 9(a))",
+    "prt": "OctopiA +33 % (Fig. 11(b))",
+    "sub_ims": "TID 32.7 % fewer (Fig. 11(c))",
+    "burst_ims": "IDR +0.3 % vs SNR, -58.6 % vs TID",
+    "settle": "IDR settles 239 s before SNR; TID never",
+    "on_time": "< 1 s: IDR 53.8 %, SNR 44.1 %, TID 31 %",
+    "mean_delay": "IDR -17.5 % / -17.7 % / -21 % vs SNR",
+}
+
+
+def make_of(builtin: str) -> Callable[[Trace], System[Any]]:
+    return SYSTEMS[SYSTEM_OF[builtin]].variants[0].make
+
+
+def family(builtin: str) -> str:
+    return builtin if builtin in ("tid", "reference") else "octopia"
+
+
+# -- the scaled stock workload ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Stock:
+    """A stock-quote trace's shape: publishers (one advertisement each), subscribers (one
+    subscription each), quotes, and the order of the phases."""
+
+    publishers: int
+    subscribers: int
+    events: int
+    subs_first: bool = False
+    hrp_share: float = 0.0  # > 0: n0 is an HRP sending this share of the quotes (§VIII)
+    hrp_subscribers: float = 0.02  # the share of subscribers aimed at the HRP (§VIII: 2 %)
+
+
+def stock_trace(seed: int, shape: Stock, *, pub_interarrival_ms: float = 20.0) -> Trace:
+    """The stock workload at any size, drawn with the generator's own helpers
+    (`_stock_advert`, `_stock_subscription`, `_stock_event`) from a seeded generator."""
+    rng = random.Random(f"{seed}:bench-octopia:{shape}")
+    pubs = [f"n{i}" for i in range(shape.publishers)]
+    ops: list[Op] = []
+    ads: list[Advertise] = []
+    for k, p in enumerate(pubs):
+        a = _stock_advert(rng, f"a{k}", p)
+        ads.append(a)
+    subs: list[Subscription] = []
+    hrp = [a for a in ads if a.publisher == "n0"]
+    n_hrp = round(shape.subscribers * shape.hrp_subscribers) if shape.hrp_share else 0
+    for k in range(shape.subscribers):
+        hot = hrp if k < n_hrp else ads
+        subs.append(_stock_subscription(rng, f"s{k}", f"n{shape.publishers + k}", hot))
+    sub_ops: list[Op] = [Subscribe(0, s) for s in subs]
+    ad_ops: list[Op] = list(ads)
+    ops = sub_ops + ad_ops if shape.subs_first else ad_ops + sub_ops
+    for e in range(shape.events):
+        hrp_quote = shape.hrp_share > 0 and rng.random() < shape.hrp_share
+        adv = ads[0] if hrp_quote else rng.choice(ads)
+        aim = rng.choice(subs) if subs and rng.random() < 0.5 else None
+        ev = _stock_event(rng, f"e{e}", adv, aim)
+        ops.append(Publish(0, ev, adv.id if rng.random() < 0.5 else None))
+    ops = [replace(op, seq=i + 1) for i, op in enumerate(ops)]
+    thesis = ThesisConfig(capacity_min=1, capacity_max=4, max_depth=12)
+    return Trace(
+        schemas=(STOCK,),
+        ops=tuple(ops),
+        initial_nodes=shape.publishers + shape.subscribers,
+        seed=seed,
+        timing=Timing(sub_interarrival_ms=20.0, pub_interarrival_ms=pub_interarrival_ms),
+        sections=((THESIS_SECTION, thesis),),
+        generator="bench-octopia-stock",
+        trace_id=f"bench-octopia-{seed}",
+    )
+
+
+def with_octopia(trace: Trace, config: OctopiaConfig) -> Trace:
+    for s in OCTOPIA:
+        trace = trace.with_section(s, config)
+    return trace
+
+
+@dataclass
+class Run:
+    builtin: str
+    result: RunResult[Any]
+    adv_delays: list[float]
+    seconds: float
+    agree: bool | None
+
+    def msgs(self, kinds: Sequence[str]) -> int:
+        return sum(self.result.metrics.messages[k] for k in kinds)
+
+    def total_msgs(self) -> int:
+        return sum(self.result.metrics.messages.values())
+
+    def total_bytes(self) -> int:
+        return sum(self.result.metrics.bytes.values())
+
+    def table_means(self) -> tuple[float, float]:
+        s = self.result.system
+        if not isinstance(s, BrokerNetwork):
+            return (0.0, 0.0)
+        srt, prt = s.srt_sizes(), s.prt_sizes()
+        return statistics.fmean(srt), statistics.fmean(prt)
+
+
+def run(builtin: str, trace: Trace, oracle: bool = True) -> Run:
+    """A run through the Driver (as `run_trace` does), timing each advertisement op from its
+    issue to quiescence (the Driver quiesces before and after it): the advertisement delay."""
+    t0 = time.perf_counter()
+    validate_trace(trace)
+    driver = Driver(trace, make_of(builtin)(trace))
+    delays: list[float] = []
+    for op in trace.ops:
+        if isinstance(op, Advertise):
+            driver.system.run_to_quiescence()
+            start = driver.system.engine.now
+            driver.apply(op)
+            delays.append(driver.system.engine.now - start)
+        else:
+            driver.apply(op)
+    result = driver.finish()
+    agree = compare(expected_deliveries(trace), result.deliveries).agree if oracle else None
+    return Run(builtin, result, delays, time.perf_counter() - t0, agree)
+
+
+def _pct(xs: Sequence[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
+
+
+def _change(ours: float, base: float) -> str:
+    return f"{(ours - base) / base:+.1%}" if base else "-"
+
+
+# -- 1. publisher scalability (Fig. 9) -------------------------------------------------------
+def publisher_scalability(seed: int, ads: Sequence[int], subscribers: int) -> None:
+    scot = Scot(fig10_factor(), 5)
+    n = len(scot.brokers)
+    print(f"\n## 1. Publisher scalability (Fig. 9): {subscribers} subscriptions, then the ads")
+    print(f"(Fig. 10's SCOT, {n} brokers; one advertisement per publisher; seed {seed})\n")
+    print(
+        "| ads | SRT/broker OctopiA | SRT/broker TID | SRT change (paper -93 %) "
+        "| adv IMs OctopiA (+AFP replies) | adv IMs TID (duplicates) | ratio (paper 98.9x) "
+        "| adv delay ms OctopiA / TID (paper -63.5 %) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for k in ads:
+        tr = stock_trace(seed, Stock(k, subscribers, 0, subs_first=True))
+        o = run("octopia-snr", tr, oracle=False)
+        t = run("tid", tr, oracle=False)
+        so, st = o.table_means()[0], t.table_means()[0]
+        ao, replies = o.msgs(("Advertisement",)), o.msgs(("CIB_SET",))
+        at = t.msgs(("Advertisement",))
+        dup = getattr(t.result.metrics, "duplicates_discarded", 0)
+        do, dt = statistics.fmean(o.adv_delays), statistics.fmean(t.adv_delays)
+        print(
+            f"| {k} | {so:.1f} | {st:.1f} | {_change(so, st)} | {ao:,} (+{replies:,}) "
+            f"| {at:,} ({dup:,}) | {at / ao:.1f}x ({at / (ao + replies):.1f}x with replies) "
+            f"| {do:.0f} / {dt:.0f} ({_change(do, dt)}) |"
+        )
+
+
+# -- 2. subscriber scalability (Fig. 11(a)-(c)) ---------------------------------------------
+def subscriber_scalability(seed: int, publishers: int, subs: Sequence[int]) -> None:
+    print(f"\n## 2. Subscriber scalability (Fig. 11): {publishers} publishers advertise first\n")
+    print(
+        "| subscribers | ads overlapped per sub | PRT/broker OctopiA (S·14/70) "
+        "| PRT/broker TID (distinct subs) | PRT change (paper OctopiA +33 %) "
+        "| sub IMs OctopiA (CIB_SET) | sub IMs TID | TID fewer by (paper 32.7 %) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for s in subs:
+        tr = stock_trace(seed, Stock(publishers, s, 0))
+        o = run("octopia-snr", tr, oracle=False)
+        t = run("tid", tr, oracle=False)
+        po, pt = o.table_means()[1], t.table_means()[1]
+        io, it = o.msgs(SUB_KINDS["octopia"]), t.msgs(SUB_KINDS["tid"])
+        cib = o.msgs(("CIB_SET",))
+        ads = [
+            Advertisement(op.id, op.publisher, op.schema, op.predicates)
+            for op in tr.ops
+            if isinstance(op, Advertise)
+        ]
+        subs_ = [op.sub for op in tr.ops if isinstance(op, Subscribe)]
+        over = statistics.fmean(sum(1 for a in ads if overlaps(a, x)) for x in subs_)
+        ts = t.result.system
+        assert isinstance(ts, TidSystem)
+        distinct = statistics.fmean(len({sid for sid, _ in ts.prt[b]}) for b in ts.prt)
+        print(
+            f"| {s:,} | {over:.1f} | {po:.1f} ({s * 14 / 70:.1f}) | {pt:.1f} ({distinct:.1f}) "
+            f"| {_change(po, pt)} "
+            f"| {io:,} ({cib:,}) | {it:,} | {(io - it) / io:.1%} |"
+        )
+
+
+# -- 3. end to end, with the thesis' system -------------------------------------------------
+def end_to_end(seed: int, shape: Stock) -> None:
+    tr = stock_trace(seed, shape)
+    print(
+        f"\n## 3. End to end: {shape.publishers} publishers, {shape.subscribers} subscribers, "
+        f"{shape.events} quotes (seed {seed}; {len(expected_deliveries(tr)):,} deliveries)\n"
+    )
+    print(
+        "| system | peers | adv IMs | sub IMs | notification IMs | IMs/quote | KB total "
+        "| latency ms mean / p95 | SRT / PRT per broker | oracle | s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for b in (*OCTOPIA, "reference"):
+        r = run(b, tr)
+        f = family(b)
+        lat = r.result.metrics.delivery_latency_ms
+        srt, prt = r.table_means()
+        tables = "-" if f == "reference" else f"{srt:.1f} / {prt:.1f}"
+        ev = r.msgs(EVENT_KINDS[f])
+        print(
+            f"| {b} | {r.result.system.peer_count():,} | {r.msgs(ADV_KINDS):,} "
+            f"| {r.msgs(SUB_KINDS[f]):,} | {ev:,} | {ev / max(1, shape.events):.1f} "
+            f"| {r.total_bytes() / 1024:,.0f} "
+            f"| {statistics.fmean(lat) if lat else 0:.0f} / {_pct(lat, 0.95):.0f} | {tables} "
+            f"| {'agree' if r.agree else 'DISAGREE'} | {r.seconds:.1f} |"
+        )
+
+
+# -- 4. burst ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BurstFigures:
+    ims: int
+    civ_n: int
+    idr_cases: str
+    mean_ms: float
+    max_ms: float
+    on_time: float
+    settle_ms: float
+    drain_ms: float
+    agree: bool
+
+
+def settling(times: Sequence[tuple[float, float]], bound: float, window: int) -> float:
+    """§VIII's stability reading, scaled: deliveries ordered by reception, in windows of
+    `window` consecutive ones (the paper: 1000); the time of the last reception in the last
+    window whose maximum delay exceeds `bound` (0 if none: never unsettled)."""
+    rows = sorted(times)
+    last = 0.0
+    for i in range(0, len(rows), window):
+        chunk = rows[i : i + window]
+        if max(lat for _, lat in chunk) > bound:
+            last = chunk[-1][0]
+    return last
+
+
+def burst_figures(builtin: str, trace: Trace, bound: float, window: int) -> BurstFigures:
+    r = run(builtin, trace)
+    s = r.result.system
+    assert isinstance(s, BrokerNetwork)
+    m = s.metrics
+    rows: list[tuple[float, float]] = []
+    for d, x in zip(r.result.deliveries, m.delivery_latency_ms, strict=True):
+        rows.append((s.published_at[d.event_id] + x, x))
+    first = min(s.published_at.values())
+    last_pub = max(s.published_at.values())
+    last_rx = max(t for t, _ in rows)
+    lat = m.delivery_latency_ms
+    return BurstFigures(
+        ims=m.messages["Notification"],
+        civ_n=m.civ_n,
+        idr_cases=",".join(f"{k}:{v}" for k, v in sorted(m.idr_cases.items()) if k != "none"),
+        mean_ms=statistics.fmean(lat),
+        max_ms=max(lat),
+        on_time=sum(1 for x in lat if x <= bound) / len(lat),
+        settle_ms=max(0.0, settling(rows, bound, window) - first),
+        drain_ms=last_rx - last_pub,
+        agree=bool(r.agree),
+    )
+
+
+def burst(label: str, trace: Trace, window: int) -> None:
+    """The burst trace under each routing; `bound` (what counts as on time) is the largest
+    delay of the same trace on uncongested links (service time 1 µs), over the three systems."""
+    free = trace
+    for sec in OCTOPIA:
+        free = free.with_section(sec, replace(config_of(trace, sec), link_service_ms=0.001))
+    bound = max(max(run(b, free, oracle=False).result.metrics.delivery_latency_ms) for b in OCTOPIA)
+    cfg = config_of(trace, "octopia-idr")
+    n_ev = sum(1 for op in trace.ops if isinstance(op, Publish))
+    print(
+        f"\n### {label}: {n_ev} quotes every {trace.timing.pub_interarrival_ms} ms (mean), "
+        f"link service {cfg.link_service_ms} ms, θ = {cfg.theta:g}, ω = {cfg.window_ms:g} ms; "
+        f"on time = at most {bound:.0f} ms (the uncongested maximum), windows of {window}\n"
+    )
+    print(
+        "| system | notification IMs | vs SNR | CIV-N | IDR cases | delay ms mean / max "
+        "| on time | settled after ms | drain ms | oracle |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    figs = {b: burst_figures(b, trace, bound, window) for b in OCTOPIA}
+    snr = figs["octopia-snr"]
+    for b, f in figs.items():
+        print(
+            f"| {b} | {f.ims:,} | {_change(f.ims, snr.ims)} | {f.civ_n:,} | {f.idr_cases or '-'} "
+            f"| {f.mean_ms:.0f} / {f.max_ms:.0f} | {f.on_time:.1%} | {f.settle_ms:.0f} "
+            f"| {f.drain_ms:.0f} | {'agree' if f.agree else 'DISAGREE'} |"
+        )
+
+
+def burst_trace(seed: int, shape: Stock, interarrival_ms: float) -> Trace:
+    """The stock trace with an HRP n0 (its quotes `shape.hrp_share` of all) at an inner broker
+    of Fig. 10's SCOT, every quote `interarrival_ms` apart on average, subscriptions first
+    (§VIII); §VIII's θ = 10, ω = 50 ms, O-QUEUE's 1 ms service time."""
+    tr = stock_trace(seed, shape, pub_interarrival_ms=interarrival_ms)
+    return with_octopia(tr, OctopiaConfig(attach=(("n0", "G", 0),)))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    p.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args(argv)
+    t0 = time.perf_counter()
+    print("# OctopiA (seed 002 §VIII) beside our reference; paper figures in the headers\n")
+    print("Paper:", "; ".join(f"{k}: {v}" for k, v in PAPER.items()))
+    if a.quick:
+        publisher_scalability(a.seed, (100, 300), 200)
+        subscriber_scalability(a.seed, 100, (500, 1000))
+        end_to_end(a.seed, Stock(20, 200, 200))
+        hrp = Stock(20, 200, 1000, subs_first=True, hrp_share=0.9, hrp_subscribers=0.05)
+        window = 100
+    else:
+        publisher_scalability(a.seed, (100, 200, 300, 400, 500), 1000)
+        subscriber_scalability(a.seed, 100, (500, 1000, 2000, 5000))
+        end_to_end(a.seed, Stock(100, 1000, 1000))
+        hrp = Stock(100, 1000, 3000, subs_first=True, hrp_share=0.9, hrp_subscribers=0.02)
+        window = 250
+    print("\n## 4. Burst (§VIII Dynamic Notification Routing)")
+    burst("HRP on Fig. 10's SCOT", burst_trace(a.seed, hrp, 0.25), window)
+    gen = GENERATORS["octopia-burst"](a.seed, 0, "small" if a.quick else "medium")
+    burst(f"generator octopia-burst ({gen.trace_id}, path-3 x K3)", gen, 50)
+    print(f"\n({time.perf_counter() - t0:.0f} s wall)")
+
+
+if __name__ == "__main__":
+    main()

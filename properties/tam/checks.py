@@ -1,0 +1,123 @@
+"""Tam et al. (seed 004) against the oracle on generated traces with churn, for
+`pubsub-spec check` (issue 13, item 4; docs/tam.md "Invariants checked"): `tam` (Scribe) and
+`tam-basic` (home nodes) deliver exactly the oracle's set on Hypothesis workloads with joins,
+leaves and failures (properties.thesis.strategies.workloads, strict matching: T10), and the
+mutants of properties.tam.mutants are rejected. Bounded by example counts.
+
+`tam_rows(examples)` returns `properties.checks.CheckResult` rows."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+
+from properties.checks import CheckResult
+from properties.tam.mutants import NoRepair, NoSeenList
+from properties.thesis.strategies import workloads
+from reference.common.ops import Trace
+from reference.sim.run import run_and_compare
+from reference.tam.config import BASIC_SECTION, SECTION, TamConfig
+from reference.tam.info import TAM, TAM_BASIC
+
+TAM_INV = "Tam: exactly once against the oracle (seed 004)"
+
+
+def strict(trace: Trace) -> Trace:
+    """Tam supports strict matching only (T10): the workload's lenient draws run strict."""
+    return replace(trace, matching="strict")
+
+
+def with_all_indices(trace: Trace) -> Trace:
+    """Policy `all` (§3.6: every applicable index), the case the seen-list exists for."""
+    cfg = TamConfig(index_policy="all")
+    return trace.with_section(SECTION, cfg).with_section(BASIC_SECTION, cfg)
+
+
+def churn_traces(shape: Callable[[Trace], Trace] = strict) -> st.SearchStrategy[Trace]:
+    """Up to 30 ops on 3-10 peers: subscribe, unsubscribe, publish (partial events too), join,
+    leave, failure of up to 2 peers at once; two schemas."""
+    return workloads(churn=True, max_ops=30).map(lambda t: shape(strict(t)))
+
+
+class _Disagree(AssertionError):
+    pass
+
+
+def first_disagreement(
+    make: Callable[[Trace], Any], traces: st.SearchStrategy[Trace], examples: int
+) -> tuple[int, str | None]:
+    """Run up to `examples` generated traces (derandomized, no shrinking) against the oracle;
+    (traces run, the first disagreement)."""
+    count = 0
+    found: list[str] = []
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+    )
+    @given(traces)
+    def run(trace: Trace) -> None:
+        nonlocal count
+        count += 1
+        _, c = run_and_compare(trace, make)
+        if not c.agree:
+            found.append(c.summary())
+            raise _Disagree(c.summary())
+
+    with contextlib.suppress(_Disagree):
+        run()
+    return count, (found[0] if found else None)
+
+
+def plan(examples: int) -> list[tuple[str, bool, Callable[[], tuple[int, str | None]]]]:
+    """(check name, is a mutant, runner). A system run costs more than a lemma: a fifth of
+    the section's examples for each property, at least 5."""
+    n = max(5, examples // 5)
+    tam, basic = TAM.variants[0].make, TAM_BASIC.variants[0].make
+    return [
+        ("tam: churn workloads", False, lambda: first_disagreement(tam, churn_traces(), n)),
+        (
+            "tam, policy all: churn workloads",
+            False,
+            lambda: first_disagreement(tam, churn_traces(with_all_indices), n),
+        ),
+        ("tam-basic: churn workloads", False, lambda: first_disagreement(basic, churn_traces(), n)),
+        (
+            "mutant Scribe without repair",
+            True,
+            lambda: first_disagreement(NoRepair.for_trace, churn_traces(), max(40, 4 * n)),
+        ),
+        (
+            "mutant no seen-list (policy all)",
+            True,
+            lambda: first_disagreement(
+                NoSeenList.for_trace, churn_traces(with_all_indices), max(40, 4 * n)
+            ),
+        ),
+    ]
+
+
+def tam_rows(examples: int = 40) -> list[CheckResult]:
+    rows: list[CheckResult] = []
+    for name, mutant, runner in plan(examples):
+        start = time.monotonic()
+        count, found = runner()
+        secs = time.monotonic() - start
+        if mutant:
+            ok = found is not None
+            detail = f"rejected: {found}" if found else "NOT rejected: the check has no teeth"
+        else:
+            ok, detail = found is None, found or "holds"
+        rows.append(CheckResult(TAM_INV, "Hypothesis", name, count, "traces", secs, ok, detail))
+    return rows

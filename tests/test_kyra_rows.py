@@ -1,0 +1,11 @@
+"""Kyra's HAC and MST rows of `pubsub-spec check` hold, and each mutant row is a rejection."""
+
+from __future__ import annotations
+
+from properties.kyra.rows import run_kyra_property_checks
+
+
+def test_kyra_property_rows_hold_and_reject_every_mutant() -> None:
+    rows = run_kyra_property_checks(examples=120)
+    assert len(rows) == 7 and all(r.ok for r in rows), [r for r in rows if not r.ok]
+    assert sum(r.detail.startswith("rejected") for r in rows) == 5
