@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from conformance.generators import GENERATORS
+from properties.tam.mutants import NoRepair, NoSeenList
 from reference.common.errors import InputError
 from reference.common.matching import matches
 from reference.common.model import Attribute, Event, MatchMode, Predicate, Schema, Subscription
@@ -152,31 +153,7 @@ def test_uncovered_subscription_is_bad_input_naming_the_line() -> None:
     assert "line 2" in str(err.value) and err.value.field == "predicates"
 
 
-# -- mutants -------------------------------------------------------------------------------
-
-
-class NoSeenList(TamSystem):
-    def __init__(
-        self,
-        schemas: Sequence[Schema],
-        matching: MatchMode,
-        config: TamConfig,
-        seed: int,
-        initial_nodes: Sequence[str],
-    ) -> None:
-        super().__init__(schemas, matching, config, seed, initial_nodes, seen_list=False)
-
-
-class NoRepair(TamSystem):
-    def __init__(
-        self,
-        schemas: Sequence[Schema],
-        matching: MatchMode,
-        config: TamConfig,
-        seed: int,
-        initial_nodes: Sequence[str],
-    ) -> None:
-        super().__init__(schemas, matching, config, seed, initial_nodes, repair=False)
+# -- mutants (NoSeenList and NoRepair are properties/tam/mutants.py's) ----------------------
 
 
 class DropAttributeTable(Table):
