@@ -160,7 +160,7 @@ class DropAttributeTable(Table):
     """Mutant digest: a publication's digest leaves out the index's last attribute."""
 
     def event_key(self, event: Event, index: Index) -> int:
-        return super().event_key(event, index[:-1]) if len(index) > 1 else hash(index) % 97
+        return super().event_key(event, index[:-1]) if len(index) > 1 else 0
 
 
 class DroppedDigest(TamSystem):
