@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from conformance.faults import catch_rate, default_traces, median_shrunk, run_kit
+from pubsub_spec.conformance.faults import catch_rate, default_traces, median_shrunk, run_kit
 
 
 def main() -> None:

@@ -42,16 +42,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reference.common.model import Event, Predicate, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Trace
-from reference.common.oracle import expected_deliveries
-from reference.kyra.base import BrokerMetrics, BrokerSystem
-from reference.kyra.config import KyraConfig
-from reference.registry import SYSTEMS
-from reference.sim.run import compare, run_trace
-from reference.sim.system import System
-from reference.thesis.system import TwoDTreeSystem
-from reference.thesis.workload import thesis_schema, thesis_trace
+from pubsub_spec.reference.common.model import Event, Predicate, Subscription
+from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.kyra.base import BrokerMetrics, BrokerSystem
+from pubsub_spec.reference.kyra.config import KyraConfig
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.run import compare, run_trace
+from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.workload import thesis_schema, thesis_trace
 
 SYSTEM_NAMES = ("kyra", "siena", "mcgroups", "thesis")
 EVENT_KINDS = {

@@ -12,8 +12,8 @@ import argparse
 import random
 import statistics
 
-from reference.lbdd.algorithms import build_tree, tree_depth
-from reference.lbdd.transfer import over_tree, point_to_point, random_uploads
+from pubsub_spec.reference.lbdd.algorithms import build_tree, tree_depth
+from pubsub_spec.reference.lbdd.transfer import over_tree, point_to_point, random_uploads
 
 PAYLOAD = 8e6  # bytes; the paper sends 8 GB, the ratio of completion times does not depend on it
 SLICE = 64e3  # the paper's 64 KB slices

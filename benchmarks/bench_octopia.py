@@ -33,15 +33,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from conformance.generators import (
+from pubsub_spec.conformance.generators import (
     GENERATORS,
     STOCK,
     _stock_advert,
     _stock_event,
     _stock_subscription,
 )
-from reference.common.model import Subscription
-from reference.common.ops import (
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.common.ops import (
     Advertise,
     Op,
     Publish,
@@ -50,17 +50,17 @@ from reference.common.ops import (
     Trace,
     validate_trace,
 )
-from reference.common.oracle import expected_deliveries
-from reference.octopia.advertisements import Advertisement, overlaps
-from reference.octopia.config import OctopiaConfig, config_of
-from reference.octopia.scot import Scot, fig10_factor
-from reference.octopia.system import BrokerNetwork
-from reference.octopia.tid import TidSystem
-from reference.registry import SYSTEMS
-from reference.sim.run import Driver, RunResult, compare
-from reference.sim.system import System
-from reference.thesis.config import SECTION as THESIS_SECTION
-from reference.thesis.config import ThesisConfig
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.octopia.advertisements import Advertisement, overlaps
+from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of
+from pubsub_spec.reference.octopia.scot import Scot, fig10_factor
+from pubsub_spec.reference.octopia.system import BrokerNetwork
+from pubsub_spec.reference.octopia.tid import TidSystem
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.run import Driver, RunResult, compare
+from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.thesis.config import SECTION as THESIS_SECTION
+from pubsub_spec.reference.thesis.config import ThesisConfig
 
 OCTOPIA = ("octopia-snr", "octopia-idr", "tid")
 SYSTEM_OF = {"octopia-snr": "octopia-snr", "octopia-idr": "octopia-idr", "tid": "tid"}

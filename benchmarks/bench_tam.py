@@ -34,16 +34,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.common.ops import Trace
-from reference.common.oracle import expected_deliveries
-from reference.overlay.pastry import PastryRing, sha1_id
-from reference.registry import SYSTEMS
-from reference.sim.run import RunResult, compare, run_trace
-from reference.sim.system import System
-from reference.tam.config import BASIC_SECTION, SECTION, IndexPolicy, TamConfig
-from reference.tam.system import TamBasicSystem, TamMetrics, TamSystem
-from reference.thesis.metrics import TreeMetrics
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.run import RunResult, compare, run_trace
+from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, IndexPolicy, TamConfig
+from pubsub_spec.reference.tam.system import TamBasicSystem, TamMetrics, TamSystem
+from pubsub_spec.reference.thesis.metrics import TreeMetrics
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 # message types by what causes them (docs/tam.md "Benchmark"): subscription-side (installation
 # and tree or index maintenance) and event-side (routing and delivery of publications)

@@ -16,12 +16,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from reference.common.ops import Trace
-from reference.thesis.config import ThesisConfig, default_cutoff, thesis_preset, with_config
-from reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
-from reference.thesis.run import run_trace
-from reference.thesis.system import TwoDTreeSystem
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.thesis.config import (
+    ThesisConfig,
+    default_cutoff,
+    thesis_preset,
+    with_config,
+)
+from pubsub_spec.reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
+from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 # Relative delay penalty of Pastry routes with proximity neighbour selection (§2.1.2): a route's
 # latency over the direct one-way latency, about 1.3–1.5 (Castro et al., "Proximity neighbor

@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from conformance.variants.indexed_matcher import IndexedMatcher
-from conformance.variants.thesis_array_sim import run_array_sim
-from reference.common.matching import matches
-from reference.common.ops import Publish, Subscribe
-from reference.thesis.run import run_trace
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.conformance.variants.indexed_matcher import IndexedMatcher
+from pubsub_spec.conformance.variants.thesis_array_sim import run_array_sim
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.ops import Publish, Subscribe
+from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 
 def _verdict(ratio: float, target: float) -> str:

@@ -35,9 +35,9 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from conformance import protocol
-from conformance.protocol import Ack, Deliver, EndOk, Error, InitOk
-from conformance.supervisor import (
+from pubsub_spec.conformance import protocol
+from pubsub_spec.conformance.protocol import Ack, Deliver, EndOk, Error, InitOk
+from pubsub_spec.conformance.supervisor import (
     EOF,
     EXITED,
     TIMEOUT,
@@ -47,10 +47,10 @@ from conformance.supervisor import (
     Supervised,
     describe_exit,
 )
-from conformance.traceio import trace_to_lines
-from reference.common.ops import Trace
-from reference.common.oracle import Delivery
-from reference.sim.system import ADVERTISEMENTS, OPTIONAL_FEATURES, needed_features
+from pubsub_spec.conformance.traceio import trace_to_lines
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.sim.system import ADVERTISEMENTS, OPTIONAL_FEATURES, needed_features
 
 FEATURES = protocol.FEATURES
 ADVERTISEMENT_OPS = ("advertise", "unadvertise")

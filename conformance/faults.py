@@ -10,14 +10,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.examples.faultkit import FAULTS, INCOMPLETE
-from conformance.generators import GENERATORS
-from conformance.impls import outside
-from conformance.runner import run_one, run_trace_list
-from conformance.shrink import shrink
-from conformance.traceio import trace_to_lines
-from conformance.verdict import Verdict, overall
-from reference.common.ops import Trace
+from pubsub_spec.conformance.examples.faultkit import FAULTS, INCOMPLETE
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.impls import outside
+from pubsub_spec.conformance.runner import run_one, run_trace_list
+from pubsub_spec.conformance.shrink import shrink
+from pubsub_spec.conformance.traceio import trace_to_lines
+from pubsub_spec.conformance.verdict import Verdict, overall
+from pubsub_spec.reference.common.ops import Trace
 
 KIT = Path(__file__).resolve().parent / "examples" / "faultkit.py"
 

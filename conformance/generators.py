@@ -6,8 +6,9 @@ partial events in both matching modes, unsubscription and churn; and advertiseme
 workloads (trace format v2, FORMAT.md "Advertisements"): OctopiA's stock-quote workload (seed
 002 §VIII) and a High Rate Publisher's burst that congests OctopiA's output queues (§VII-B).
 
-Adding a generator adds vectors (`python -m conformance.vectors make`); a new one must not change
-what an existing one draws, so each draws from its own (seed, name, index) generator."""
+Adding a generator adds vectors (`python -m pubsub_spec.conformance.vectors make`); a new one
+must not change what an existing one draws, so each draws from its own (seed, name, index)
+generator."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ import random
 from collections.abc import Callable
 from typing import TypeVar
 
-from conformance.generators_power import POWER_GENERATORS
-from reference.common.model import (
+from pubsub_spec.conformance.generators_power import POWER_GENERATORS
+from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
     MatchMode,
@@ -25,7 +26,7 @@ from reference.common.model import (
     Schema,
     Subscription,
 )
-from reference.common.ops import (
+from pubsub_spec.reference.common.ops import (
     Advertise,
     Fail,
     Join,
@@ -38,10 +39,10 @@ from reference.common.ops import (
     Unadvertise,
     Unsubscribe,
 )
-from reference.octopia.config import OctopiaConfig
-from reference.octopia.scot import path_factor
-from reference.thesis.config import SECTION, ThesisConfig
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.reference.octopia.config import OctopiaConfig
+from pubsub_spec.reference.octopia.scot import path_factor
+from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 Generator = Callable[[int, int, str], Trace]
 PROFILES = {"tiny": (6, 12, 12), "small": (16, 40, 40), "medium": (60, 200, 300)}

@@ -16,7 +16,7 @@ import math
 import random
 from collections.abc import Callable
 
-from reference.common.model import (
+from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
     MatchMode,
@@ -25,7 +25,16 @@ from reference.common.model import (
     Schema,
     Subscription,
 )
-from reference.common.ops import Fail, Join, Leave, Op, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.common.ops import (
+    Fail,
+    Join,
+    Leave,
+    Op,
+    Publish,
+    Subscribe,
+    Trace,
+    Unsubscribe,
+)
 
 Generator = Callable[[int, int, str], Trace]
 SIZES = {"tiny": (6, 12, 12), "small": (16, 40, 40), "medium": (60, 200, 300)}

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from reference.common.ops import Trace
-from reference.common.oracle import Delivery, expected_deliveries
-from reference.registry import SYSTEMS
-from reference.sim.run import run_trace
-from reference.sim.system import FEATURES, SystemFactory
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.run import run_trace
+from pubsub_spec.reference.sim.system import FEATURES, SystemFactory
 
 Runner = Callable[[Trace], list[Delivery]]
 OUTSIDE_PREFIX = "cmd:"
@@ -41,13 +41,13 @@ def _simulated(make: SystemFactory) -> Runner:
 
 
 def _array_sim(trace: Trace) -> list[Delivery]:
-    from conformance.variants.thesis_array_sim import array_sim_deliveries
+    from pubsub_spec.conformance.variants.thesis_array_sim import array_sim_deliveries
 
     return array_sim_deliveries(trace)
 
 
 def _indexed(trace: Trace) -> list[Delivery]:
-    from conformance.variants.indexed_matcher import indexed_expected
+    from pubsub_spec.conformance.variants.indexed_matcher import indexed_expected
 
     return indexed_expected(trace)
 

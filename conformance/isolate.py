@@ -21,9 +21,15 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from conformance.supervisor import Limits, register_live, reset_in_child, rlimits, unregister_live
-from reference.common.ops import Trace
-from reference.common.oracle import Delivery
+from pubsub_spec.conformance.supervisor import (
+    Limits,
+    register_live,
+    reset_in_child,
+    rlimits,
+    unregister_live,
+)
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import Delivery
 
 Runner = Callable[[Trace], list[Delivery]]
 

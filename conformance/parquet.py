@@ -29,8 +29,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.traceio import parse_trace_lines, trace_to_lines
-from reference.common.ops import Trace
+from pubsub_spec.conformance.traceio import parse_trace_lines, trace_to_lines
+from pubsub_spec.reference.common.ops import Trace
 
 HEADER_DIR = "header"
 OPS_DIR = "ops"

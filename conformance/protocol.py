@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reference.sim.system import FEATURES as SYSTEM_FEATURES
+from pubsub_spec.reference.sim.system import FEATURES as SYSTEM_FEATURES
 
 PROTOCOL_VERSION = 1
 

@@ -18,14 +18,14 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance.verdict import (
+from pubsub_spec.conformance.verdict import (
     CORE_FEATURES,
     MAX_SKIPPED_SHARE,
     Verdict,
     overall,
     skipped_features,
 )
-from reference.sim.system import FEATURES
+from pubsub_spec.reference.sim.system import FEATURES
 
 KINDS = ("pass", "fail", "unknown", "skipped")
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unknown": "#f9a825", "skipped": "#9e9e9e"}

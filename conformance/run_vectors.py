@@ -1,7 +1,7 @@
 """Run an implementation on a directory of vectors, without Spark.
 
-  python -m conformance.run_vectors --impl "CMD ARGS" [DIR_OR_FILE ...]
-  python -m conformance.run_vectors --builtin reference [DIR_OR_FILE ...]
+  python -m pubsub_spec.conformance.run_vectors --impl "CMD ARGS" [DIR_OR_FILE ...]
+  python -m pubsub_spec.conformance.run_vectors --builtin reference [DIR_OR_FILE ...]
 
 DIR defaults to the committed corpus `conformance/vectors/`. A directory's traces are those
 listed in its `index.json` (key `trace`, or a trace-set index with `traces[].trace`) or, without
@@ -29,12 +29,12 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from conformance.impls import builtin, outside
-from conformance.runner import run_traces
-from conformance.traceio import _load, confined, read_text_file
-from conformance.verdict import Verdict, overall
 from pubsub_spec.argtypes import feature_subset, non_empty, out_dir, seconds
-from reference.common.errors import InputError
+from pubsub_spec.conformance.impls import builtin, outside
+from pubsub_spec.conformance.runner import run_traces
+from pubsub_spec.conformance.traceio import _load, confined, read_text_file
+from pubsub_spec.conformance.verdict import Verdict, overall
+from pubsub_spec.reference.common.errors import InputError
 
 VECTORS = Path(__file__).with_name("vectors")
 
@@ -109,7 +109,7 @@ def run_vectors(
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m conformance.run_vectors",
+        prog="python -m pubsub_spec.conformance.run_vectors",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -192,7 +192,7 @@ def _run(a: argparse.Namespace, targets: list[Path]) -> int:
         f"{sum(v.checked for v in verdicts)} publishes checked)"
     )
     if a.report:
-        from conformance.report import write_report
+        from pubsub_spec.conformance.report import write_report
 
         note = f"Vectors: {', '.join(a.targets)}; implementation `{impl}`."
         written = write_report(Path(a.report), verdicts, "Conformance vectors", [note], a.features)

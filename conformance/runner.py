@@ -22,13 +22,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.supervisor import Limits
-from conformance.traceio import check_trace_id, read_text_file
-from conformance.verdict import Verdict, judge
-from reference.common.errors import InputError
-from reference.common.ops import Publish, Trace
-from reference.common.oracle import Delivery
-from reference.sim.system import missing_features
+from pubsub_spec.conformance.supervisor import Limits
+from pubsub_spec.conformance.traceio import check_trace_id, read_text_file
+from pubsub_spec.conformance.verdict import Verdict, judge
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.ops import Publish, Trace
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.sim.system import missing_features
 
 RESULT_SCHEMA = (
     "task INT, impl STRING, trace_id STRING, generator STRING, verdict STRING, checked INT, "
@@ -66,8 +66,8 @@ def _expected(
 ) -> tuple[list[Delivery], int, str | None]:
     """(expected deliveries, publishes, error): from the expected file, checked against the
     trace (one line per publish, in trace order), or from the Python oracle."""
-    from conformance.traceio import parse_expected_lines
-    from reference.common.oracle import expected_deliveries
+    from pubsub_spec.conformance.traceio import parse_expected_lines
+    from pubsub_spec.reference.common.oracle import expected_deliveries
 
     events = [op.event.id for op in trace.ops if isinstance(op, Publish)]
     if text is None:
@@ -103,8 +103,8 @@ def run_one(
     """One implementation on one trace; bad input and crashes become verdicts, never escape.
     `limits` (default: the two timeouts and the supervisor's defaults) bound outside programs
     and built-ins alike."""
-    from conformance.impls import is_outside, outside_command, resolve
-    from conformance.traceio import parse_trace_lines
+    from pubsub_spec.conformance.impls import is_outside, outside_command, resolve
+    from pubsub_spec.conformance.traceio import parse_trace_lines
 
     try:
         trace = parse_trace_lines(trace_text.splitlines(), source)
@@ -120,7 +120,7 @@ def run_one(
         return Verdict(impl_name, tid, gen, "skipped", reason=reason, kind="bad-expected")
     start = time.monotonic()
     if is_outside(impl_name):
-        from conformance.adapter import run_outside
+        from pubsub_spec.conformance.adapter import run_outside
 
         outcome = run_outside(
             outside_command(impl_name), trace, op_timeout=op_timeout, total_timeout=total_timeout,
@@ -145,7 +145,7 @@ def run_one(
     if lacking:  # DESIGN.md: a trace needing an undeclared feature is skipped, never run
         return Verdict(impl_name, tid, gen, "skipped", reason=lacking, kind="feature")
     # issue 10: a built-in runs in a forked child under the same limits as an outside program
-    from conformance.isolate import run_isolated
+    from pubsub_spec.conformance.isolate import run_isolated
 
     ran = run_isolated(impl.run, trace, limits or Limits(op_timeout, total_timeout=total_timeout))
     if ran.status != "ok":  # crash / killed: fail; timeout / resource (a limit): unknown
@@ -160,7 +160,7 @@ def run_one(
 def _declared_id(text: str, source: str) -> str:
     """The trace id a trace file declares in its header (default: its file name); a header
     that does not parse is left for the full reader to reject in `run_one`."""
-    from conformance.traceio import _load
+    from pubsub_spec.conformance.traceio import _load
 
     first = text.split("\n", 1)[0]
     try:
@@ -247,7 +247,7 @@ def ship_project_code(spark: Any) -> None:
     sc = spark.sparkContext
     if CODE_ZIP in (getattr(sc, "_python_includes", None) or []):
         return
-    from conformance.spark_session import ship_code
+    from pubsub_spec.conformance.spark_session import ship_code
 
     ship_code(spark)
 
@@ -345,7 +345,7 @@ def run_trace_list(
     progress: Progress | None = None,
 ) -> list[Verdict]:
     """Every implementation on in-memory traces, against the Python oracle."""
-    from conformance.traceio import trace_to_lines
+    from pubsub_spec.conformance.traceio import trace_to_lines
 
     texts = ["\n".join(trace_to_lines(t)) for t in traces]
     tasks = [
@@ -384,8 +384,8 @@ def shrink_failures(
     """For each failure (wrong deliveries, a crash, a protocol error, a definite error), the
     smallest trace that still fails the same way (shrink.py), written to `out/shrunk/` and
     recorded in the verdict's `extra` (`shrunk`: path relative to `out`, `shrunk_ops`)."""
-    from conformance.shrink import shrink
-    from conformance.traceio import read_trace, trace_to_lines, write_trace
+    from pubsub_spec.conformance.shrink import shrink
+    from pubsub_spec.conformance.traceio import read_trace, trace_to_lines, write_trace
 
     by_id = {_trace_id_of(str(p)): Path(p) for p in paths}
     done: list[Verdict] = []

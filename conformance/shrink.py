@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from reference.common.errors import InputError
-from reference.common.ops import (
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.ops import (
     Advertise,
     Fail,
     Join,

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from reference.common.ops import Trace
+    from pubsub_spec.reference.common.ops import Trace
 
 Task = tuple[str, int, int, str]  # generator, index, seed, profile
 Made = tuple[str, str, list[str]]  # trace id, generator, NDJSON lines
 
 
 def _make(task: Task) -> Made:
-    from conformance.generators import GENERATORS
-    from conformance.traceio import trace_to_lines
+    from pubsub_spec.conformance.generators import GENERATORS
+    from pubsub_spec.conformance.traceio import trace_to_lines
 
     name, index, seed, profile = task
     trace = GENERATORS[name](seed, index, profile)
@@ -38,13 +38,13 @@ def _partition(rows: Iterator[Task]) -> Iterator[Made]:
 
 
 def _header_row(made: Made) -> tuple[Any, ...]:
-    from conformance.parquet import rows_from_lines
+    from pubsub_spec.conformance.parquet import rows_from_lines
 
     return rows_from_lines(made[0], made[2])[0]
 
 
 def _op_rows(made: Made) -> list[tuple[Any, ...]]:
-    from conformance.parquet import rows_from_lines
+    from pubsub_spec.conformance.parquet import rows_from_lines
 
     return rows_from_lines(made[0], made[2])[1]
 
@@ -60,11 +60,11 @@ def generate_trace_set(
     progress: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Generate `count` traces per generator; return the NDJSON paths, sorted by trace id."""
-    from conformance.generators import GENERATORS, PROFILES
-    from conformance.parquet import HEADER_DDL, HEADER_DIR, OPS_DDL, OPS_DIR
-    from conformance.spark_oracle import spark_expected_parquet
-    from conformance.traceio import parse_trace_lines, write_expected
-    from reference.common.oracle import Delivery
+    from pubsub_spec.conformance.generators import GENERATORS, PROFILES
+    from pubsub_spec.conformance.parquet import HEADER_DDL, HEADER_DIR, OPS_DDL, OPS_DIR
+    from pubsub_spec.conformance.spark_oracle import spark_expected_parquet
+    from pubsub_spec.conformance.traceio import parse_trace_lines, write_expected
+    from pubsub_spec.reference.common.oracle import Delivery
 
     unknown = [g for g in generators if g not in GENERATORS]
     if unknown or profile not in PROFILES or count < 0:

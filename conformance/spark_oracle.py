@@ -147,7 +147,7 @@ def parquet_frames(spark: Any, root: str | Path) -> tuple[Any, Any]:
     """(heads, ops) of the Parquet datasets of `conformance/parquet.py` under `root`."""
     from pyspark.sql import functions as F
 
-    from conformance.parquet import HEADER_DDL, HEADER_DIR, OPS_DDL, OPS_DIR
+    from pubsub_spec.conformance.parquet import HEADER_DDL, HEADER_DIR, OPS_DDL, OPS_DIR
 
     base = Path(root)
     h = spark.read.schema(HEADER_DDL).parquet(str(base / HEADER_DIR))

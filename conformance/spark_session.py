@@ -37,16 +37,21 @@ def get_spark(master: str | None = None, app: str = "pubsub-spec") -> SparkSessi
 def ship_code(spark: Any) -> str:
     """Zip the project's packages and add them to the executors' path (addPyFile), so that the
     workers of a real cluster need nothing but pyspark."""
+    import os
     import tempfile
     import zipfile
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    import pubsub_spec
+
+    root = Path(pubsub_spec.__file__).parent
     target = Path(tempfile.mkdtemp(prefix="pubsub-spec-")) / "pubsub_spec_code.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for pkg in ("reference", "properties", "conformance", "pubsub_spec"):
-            for f in sorted((root / pkg).rglob("*")):
-                if f.is_file() and "__pycache__" not in f.parts:
-                    z.write(f, f.relative_to(root).as_posix())
+        # followlinks: in a checkout, pubsub_spec/reference etc. are symlinks to the top folders
+        for folder, dirs, names in os.walk(root, followlinks=True):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for n in sorted(n for n in names if not n.endswith(".pyc")):
+                f = Path(folder) / n
+                z.write(f, (Path("pubsub_spec") / f.relative_to(root)).as_posix())
     spark.sparkContext.addPyFile(str(target))
     return str(target)

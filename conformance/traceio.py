@@ -23,9 +23,16 @@ from typing import Any
 
 import jsonschema
 
-from reference.common.errors import InputError
-from reference.common.model import Attribute, Event, Number, Predicate, Schema, Subscription
-from reference.common.ops import (
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    Number,
+    Predicate,
+    Schema,
+    Subscription,
+)
+from pubsub_spec.reference.common.ops import (
     Advertise,
     Fail,
     Join,
@@ -40,11 +47,11 @@ from reference.common.ops import (
     has_advertisements,
     validate_trace,
 )
-from reference.common.oracle import Delivery
-from reference.registry import SYSTEMS
-from reference.sim.system import ConfigCodec
-from reference.thesis.config import SECTION as THESIS_SECTION
-from reference.thesis.config import parse_config as parse_thesis_config
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.system import ConfigCodec
+from pubsub_spec.reference.thesis.config import SECTION as THESIS_SECTION
+from pubsub_spec.reference.thesis.config import parse_config as parse_thesis_config
 
 SCHEMA_FILE = "trace.schema.json"
 # In the order of the JSON Schema's `$defs/op/oneOf`; advertise/unadvertise need version 2.
@@ -63,7 +70,7 @@ def _schema() -> dict[str, Any]:
     if beside.is_file():
         text = beside.read_text("utf-8")
     else:
-        package = importlib.resources.files(__package__ or "conformance")
+        package = importlib.resources.files(__package__ or "pubsub_spec.conformance")
         text = package.joinpath(SCHEMA_FILE).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema

@@ -1,8 +1,8 @@
 """The committed vector corpus (conformance/vectors/): small traces with their expected
 deliveries, usable without Spark.
 
-  python -m conformance.vectors make             rewrite the corpus (tiny and small profiles)
-  python -m conformance.vectors run ARGS          = python -m conformance.run_vectors ARGS
+  python -m pubsub_spec.conformance.vectors make      rewrite the corpus (tiny and small profiles)
+  python -m pubsub_spec.conformance.vectors run ARGS  = pubsub_spec.conformance.run_vectors ARGS
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import json
 import sys
 from pathlib import Path
 
-from conformance.generators import GENERATORS
-from conformance.run_vectors import main as run_main
-from conformance.run_vectors import run_vectors
-from conformance.traceio import expected_lines, trace_to_lines
-from conformance.verdict import Verdict
-from reference.common.ops import Publish
-from reference.common.oracle import expected_deliveries
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.run_vectors import main as run_main
+from pubsub_spec.conformance.run_vectors import run_vectors
+from pubsub_spec.conformance.traceio import expected_lines, trace_to_lines
+from pubsub_spec.conformance.verdict import Verdict
+from pubsub_spec.reference.common.ops import Publish
+from pubsub_spec.reference.common.oracle import expected_deliveries
 
 VECTORS = Path(__file__).with_name("vectors")
 SEED = 2026

@@ -7,8 +7,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from reference.common.oracle import Delivery
-from reference.sim.system import FEATURES
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.sim.system import FEATURES
 
 
 @dataclass(frozen=True)

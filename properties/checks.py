@@ -12,13 +12,13 @@ from dataclasses import dataclass, replace
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 
-from properties.thesis.mutants import MUTANTS
-from properties.thesis.strategies import race_trace, workloads
-from reference.common.ops import Trace
-from reference.thesis.config import config_of, with_config
-from reference.thesis.lnrt import is_partition
-from reference.thesis.run import run_and_compare
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.properties.thesis.mutants import MUTANTS
+from pubsub_spec.properties.thesis.strategies import race_trace, workloads
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.thesis.config import config_of, with_config
+from pubsub_spec.reference.thesis.lnrt import is_partition
+from pubsub_spec.reference.thesis.run import run_and_compare
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 NO_MISS = "no missed matches under growth-only trees"
 SINGLE = "single delivery with cut-off remapping"
@@ -103,7 +103,7 @@ def _race_run(what: str, cls: type[TwoDTreeSystem], seeds: int) -> tuple[int, st
 
 
 def _with_cutoff(t: Trace) -> Trace:
-    from properties.thesis.strategies import CUTOFF, CUTOFF_H
+    from pubsub_spec.properties.thesis.strategies import CUTOFF, CUTOFF_H
 
     return with_config(t, replace(config_of(t), cutoff=CUTOFF, cutoff_h=CUTOFF_H))
 
@@ -133,7 +133,7 @@ PLAN: list[tuple[str, str, str | None, str]] = [
 
 
 def _lbdd_run(mutant: bool, examples: int) -> tuple[int, str | None]:
-    from properties.lbdd.checks import address_sets, one_way_violation
+    from pubsub_spec.properties.lbdd.checks import address_sets, one_way_violation
 
     count = 0
     failure: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from properties.lemmas import (
+from pubsub_spec.properties.lemmas import (
     LemmaResult,
     Remap,
     W,
@@ -33,7 +33,7 @@ from properties.lemmas import (
     split_check,
     unremapped_in_band_check,
 )
-from properties.z3typed import T, all_of, bv_const, ite, ult
+from pubsub_spec.properties.z3typed import T, all_of, bv_const, ite, ult
 
 
 # -- 1. range/point mapping (thesis §3.2) ---------------------------------------------------

@@ -5,7 +5,7 @@ Each lemma states premises and (named) conclusions over unbounded reals, unbound
 reported as such), then that the premises with the negated conclusion are unsatisfiable, and
 otherwise prints a counterexample. The builders (`split_check`, `Remap`, `slices_check`, ...)
 are shared with `properties.lemma_mutants`, which feeds them broken formulations.
-`python -m properties.lemmas` prints the table; `pubsub-spec check` includes it.
+`python -m pubsub_spec.properties.lemmas` prints the table; `pubsub-spec check` includes it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
-from properties.z3typed import (
+from pubsub_spec.properties.z3typed import (
     DEFAULT_RLIMIT,
     T,
     Verdict,

@@ -13,7 +13,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 
-from properties.tla import SPEC, tla_binary
+from pubsub_spec.properties.tla import SPEC, tla_binary
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ shrinks to nothing proves nothing); a mutant is rejected by the invariant it mus
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import shutil
@@ -16,7 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SPEC = Path(__file__).resolve().parent.parent / "spec"
+
+def _spec_dir() -> Path:
+    """The TLA+ specs: package data `pubsub_spec/spec` (in a checkout, a symlink to `spec/`)."""
+    return Path(str(importlib.resources.files("pubsub_spec") / "spec")).resolve()
+
+
+SPEC = _spec_dir()
 
 
 @dataclass(frozen=True)

@@ -10,21 +10,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from properties.checks import ONE_WAY, SINGLE, CheckResult
-from properties.lbdd.trace_export import (
+from pubsub_spec.properties.checks import ONE_WAY, SINGLE, CheckResult
+from pubsub_spec.properties.lbdd.trace_export import (
     generated_runs,
     record_run,
     subtraction_targets,
     validate_run,
 )
-from properties.thesis.trace_export import (
+from pubsub_spec.properties.thesis.trace_export import (
     HEqualsCutoff,
     TraceValidatedSystem,
     cutoff_race_trace,
     oracle_agrees,
     validate_cutoff,
 )
-from reference.common.ops import Trace
+from pubsub_spec.reference.common.ops import Trace
 
 CHECKER = "TLA+ trace"
 
@@ -134,7 +134,7 @@ def run_trace_validation_checks(
 ) -> list[CheckResult]:
     """The rows: CutoffRemap on race traces and on the conformance `cutoff` generator, its
     mutant; LBDD on generated disseminations, its mutant."""
-    from conformance.generators import GENERATORS
+    from pubsub_spec.conformance.generators import GENERATORS
 
     races = [cutoff_race_trace(s) for s in range(race_seeds)]
     gen: Callable[[int, int, str], Trace] = GENERATORS["cutoff"]

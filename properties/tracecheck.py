@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from properties.tla import SPEC, tla_binary, trace_text
+from pubsub_spec.properties.tla import SPEC, tla_binary, trace_text
 
 TlaValue = (
     bool | int | str | frozenset["TlaValue"] | tuple["TlaValue", ...] | Mapping[str, "TlaValue"]

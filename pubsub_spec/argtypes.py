@@ -102,7 +102,7 @@ def name_list(text: str) -> str:
 
 def feature_subset(text: str) -> frozenset[str]:
     """A comma-separated subset of the feature vocabulary (reference.sim.system.FEATURES)."""
-    from reference.sim.system import FEATURES
+    from pubsub_spec.reference.sim.system import FEATURES
 
     names = frozenset(x.strip() for x in text.split(",") if x.strip())
     unknown = sorted(names - set(FEATURES))

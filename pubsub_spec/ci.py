@@ -95,7 +95,7 @@ def java_problem(environ: dict[str, str] | None = None) -> EnvironmentProblem | 
 
 def tla_problem() -> EnvironmentProblem | None:
     """None when the tla-checker binary `tla` is found (properties.tla.tla_binary)."""
-    from properties.tla import tla_binary
+    from pubsub_spec.properties.tla import tla_binary
 
     try:
         tla_binary()

@@ -14,7 +14,6 @@ import os
 import time
 from collections.abc import Callable
 
-from properties.checks import INVARIANTS, CheckResult, run_hypothesis_checks
 from pubsub_spec.argtypes import int_range, positive_int
 from pubsub_spec.ci import (
     BAD_INPUT,
@@ -33,6 +32,7 @@ from pubsub_spec.ci import (
     write_json,
     write_junit,
 )
+from pubsub_spec.properties.checks import INVARIANTS, CheckResult, run_hypothesis_checks
 
 SECTIONS = ("z3", "tla", "hypothesis")
 
@@ -73,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _z3_rows() -> list[CheckResult]:
-    mod = importlib.import_module("properties.lemmas")
+    mod = importlib.import_module("pubsub_spec.properties.lemmas")
     rows: list[CheckResult] = []
     for r in mod.run_all():
         ok = r.verdict == "proved"
@@ -89,7 +89,7 @@ def _z3_rows() -> list[CheckResult]:
                 r.verdict + (f": {r.counterexample}" if r.counterexample and not ok else ""),
             )
         )
-    mut = importlib.import_module("properties.lemma_mutants")
+    mut = importlib.import_module("pubsub_spec.properties.lemma_mutants")
     for fn in mut.MUTANTS:
         r = fn()
         verdict, conclusion = mut.EXPECTED[fn.__name__]
@@ -105,8 +105,8 @@ def _z3_rows() -> list[CheckResult]:
 
 # The later systems' z3 lemmas: (invariant label, module with LEMMAS and MUTANTS).
 SYSTEM_LEMMAS = (
-    ("Kyra: zones, trees and filters (seed 001)", "properties.kyra.lemmas"),
-    ("Tam: intervals, digests, keys (seed 004)", "properties.tam.lemmas"),
+    ("Kyra: zones, trees and filters (seed 001)", "pubsub_spec.properties.kyra.lemmas"),
+    ("Tam: intervals, digests, keys (seed 004)", "pubsub_spec.properties.tam.lemmas"),
 )
 
 
@@ -133,9 +133,9 @@ def _system_race_rows() -> list[CheckResult]:
     """Kyra, Siena and mcgroups against the oracle on traces where subscriptions race
     publications (properties/kyra/race.py, the Python side of spec/kyra/KyraRouting.tla), and
     the early-install mutant rejected (it misses deliveries)."""
-    race = importlib.import_module("properties.kyra.race")
-    kyra_info = importlib.import_module("reference.kyra.info")
-    mutants = importlib.import_module("properties.kyra.mutants")
+    race = importlib.import_module("pubsub_spec.properties.kyra.race")
+    kyra_info = importlib.import_module("pubsub_spec.reference.kyra.info")
+    mutants = importlib.import_module("pubsub_spec.properties.kyra.mutants")
     label = "Kyra: no duplicate, nothing missed (seed 001)"
     rows: list[CheckResult] = []
     makes = [(info.name, info.variants[0].make, False) for info in kyra_info.INFOS]
@@ -155,7 +155,7 @@ def _system_race_rows() -> list[CheckResult]:
 
 
 def _tla_rows(names: list[str] | None, jobs: int) -> list[CheckResult]:
-    mod = importlib.import_module("properties.tla")
+    mod = importlib.import_module("pubsub_spec.properties.tla")
     rows: list[CheckResult] = []
     for r in mod.run_manifest(names=names, jobs=jobs):
         rows.append(
@@ -179,8 +179,8 @@ def _trace_and_liveness_rows(named_models: bool) -> list[CheckResult]:
     when only named models were asked for (--tla-models)."""
     if named_models:
         return []
-    validation = importlib.import_module("properties.trace_validation")
-    liveness = importlib.import_module("properties.liveness")
+    validation = importlib.import_module("pubsub_spec.properties.trace_validation")
+    liveness = importlib.import_module("pubsub_spec.properties.liveness")
     rows: list[CheckResult] = list(validation.run_trace_validation_checks())
     for m in liveness.LIVENESS_MODELS:
         start = time.monotonic()
@@ -195,9 +195,9 @@ def _trace_and_liveness_rows(named_models: bool) -> list[CheckResult]:
 def _system_rows(examples: int) -> list[CheckResult]:
     """The later systems' property rows: Kyra's races and its HAC/MST properties, OctopiA's
     SCOT graph, CIV and subgrouping, Tam against the oracle with churn (each with mutants)."""
-    kyra = importlib.import_module("properties.kyra.rows")
-    octopia = importlib.import_module("properties.octopia.check_rows")
-    tam = importlib.import_module("properties.tam.checks")
+    kyra = importlib.import_module("pubsub_spec.properties.kyra.rows")
+    octopia = importlib.import_module("pubsub_spec.properties.octopia.check_rows")
+    tam = importlib.import_module("pubsub_spec.properties.tam.checks")
     rows: list[CheckResult] = _system_race_rows() + kyra.run_kyra_property_checks(examples)
     rows += octopia.octopia_rows(min(examples, 40)) + tam.tam_rows(min(examples, 40))
     return rows
@@ -237,7 +237,7 @@ def _tla_selection(
     """The TLA+ models to run: `--tla-models` (default all), narrowed by --only/--skip on the
     model name or its invariant before anything runs. Raises ValueError naming an unknown
     model (bad input)."""
-    from properties.tla import load_manifest
+    from pubsub_spec.properties.tla import load_manifest
 
     models = load_manifest()
     named = [n for n in args.tla_models.split(",") if n]

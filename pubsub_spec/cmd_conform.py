@@ -13,9 +13,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance.generators import GENERATORS, PROFILES
-from conformance.impls import builtin
-from conformance.report import short_label, summary_rows, write_report
 from pubsub_spec.argtypes import (
     feature_subset,
     name_list,
@@ -38,9 +35,12 @@ from pubsub_spec.ci import (
     write_json,
     write_junit,
 )
+from pubsub_spec.conformance.generators import GENERATORS, PROFILES
+from pubsub_spec.conformance.impls import builtin
+from pubsub_spec.conformance.report import short_label, summary_rows, write_report
 
 if TYPE_CHECKING:
-    from conformance.verdict import Verdict
+    from pubsub_spec.conformance.verdict import Verdict
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -98,8 +98,8 @@ def _say(msg: str, start: float) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance.impls import outside
-    from conformance.spark_session import get_spark
+    from pubsub_spec.conformance.impls import outside
+    from pubsub_spec.conformance.spark_session import get_spark
 
     start = time.monotonic()
     gens = [g for g in args.generators.split(",") if g]
@@ -142,9 +142,9 @@ def _conform(
     out: Path,
     start: float,
 ) -> int:
-    from conformance.impls import is_outside
-    from conformance.runner import run_traces, ship_project_code, shrink_failures
-    from conformance.spark_generate import generate_trace_set
+    from pubsub_spec.conformance.impls import is_outside
+    from pubsub_spec.conformance.runner import run_traces, ship_project_code, shrink_failures
+    from pubsub_spec.conformance.spark_generate import generate_trace_set
 
     ship_project_code(spark)
     _say(f"generating {len(gens)} x {args.count} {args.profile} traces", start)

@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from pubsub_spec.progress import ProgressBar
-from reference.sim.run import Progress
-from reference.thesis.figures import FIGURE_IDS, SCALES, Figure, RunStats, as_rows, build_figures
+from pubsub_spec.reference.sim.run import Progress
+from pubsub_spec.reference.thesis.figures import (
+    FIGURE_IDS,
+    SCALES,
+    Figure,
+    RunStats,
+    as_rows,
+    build_figures,
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from conformance.generators import GENERATORS, PROFILES
 from pubsub_spec.argtypes import existing_dir, name_list, out_dir, positive_int, seed_int
+from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,9 +46,9 @@ def _say(msg: str, start: float) -> None:
 
 
 def _check(spark: object, directory: Path, start: float) -> int:
-    from conformance.spark_oracle import spark_expected
-    from conformance.traceio import read_trace_batch, write_expected
-    from reference.common.oracle import Delivery
+    from pubsub_spec.conformance.spark_oracle import spark_expected
+    from pubsub_spec.conformance.traceio import read_trace_batch, write_expected
+    from pubsub_spec.reference.common.oracle import Delivery
 
     paths = sorted(p for p in directory.glob("*.ndjson") if not p.name.endswith(".expected.ndjson"))
     good, bad = read_trace_batch(paths)
@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
 
     from pyspark.sql import SparkSession
 
-    from conformance.spark_generate import generate_trace_set
-    from conformance.spark_session import get_spark, ship_code
+    from pubsub_spec.conformance.spark_generate import generate_trace_set
+    from pubsub_spec.conformance.spark_session import get_spark, ship_code
 
     owned = SparkSession.getActiveSession() is None
     _say(f"starting Spark ({args.master or 'local[2]'})", start)

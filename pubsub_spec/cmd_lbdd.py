@@ -10,7 +10,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from pubsub_spec.argtypes import int_range, seed_int
-from reference.lbdd.algorithms import bucket_no, build_tree, digest, tree_depth
+from pubsub_spec.reference.lbdd.algorithms import bucket_no, build_tree, digest, tree_depth
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -13,14 +13,14 @@ from typing import Any
 
 from pubsub_spec.argtypes import float_range, int_range, seed_int
 from pubsub_spec.progress import ProgressBar
-from reference.common.errors import InputError
-from reference.common.model import MATCH_MODES
-from reference.common.ops import Trace
-from reference.common.oracle import expected_deliveries
-from reference.registry import SYSTEMS
-from reference.sim.run import RunResult, compare, run_trace
-from reference.sim.system import SystemInfo, Variant
-from reference.thesis.config import (
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import MATCH_MODES
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.run import RunResult, compare, run_trace
+from pubsub_spec.reference.sim.system import SystemInfo, Variant
+from pubsub_spec.reference.thesis.config import (
     DEFAULT_CUTOFF_FRACTION,
     DELIVERY_VALUES,
     PRESETS,
@@ -31,8 +31,8 @@ from reference.thesis.config import (
     thesis_preset,
     with_config,
 )
-from reference.thesis.info import BUILTIN_OF
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.info import BUILTIN_OF
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -86,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--leaf-update-loss", type=float_range(0, 1), default=0.0)
     p.add_argument("--leaf-update-delay-ms", type=float_range(0), default=0.0)
     p.add_argument("--trace", default=None, help="run this NDJSON trace instead of a workload")
-    from conformance.generators import GENERATORS, PROFILES
+    from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 
     p.add_argument(
         "--workload",
@@ -133,15 +133,15 @@ def parse_cutoff(spec: str, trace: Trace) -> tuple[tuple[str, float], ...]:
 
 def build_trace(args: argparse.Namespace) -> Trace:
     if args.trace:
-        from conformance.traceio import read_trace
+        from pubsub_spec.conformance.traceio import read_trace
 
         trace = read_trace(args.trace)
     elif args.workload:
-        from conformance.generators import GENERATORS
+        from pubsub_spec.conformance.generators import GENERATORS
 
         trace = GENERATORS[args.workload](args.seed, 0, args.profile)
     else:
-        from reference.thesis.workload import thesis_trace
+        from pubsub_spec.reference.thesis.workload import thesis_trace
 
         trace = thesis_trace(
             args.nodes, args.subs_per_node, args.events, args.seed, matching=args.matching

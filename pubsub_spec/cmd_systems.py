@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from reference.registry import SYSTEMS
-from reference.sim.system import FEATURES, OPTIONAL_FEATURES
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.system import FEATURES, OPTIONAL_FEATURES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

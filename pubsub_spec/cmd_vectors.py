@@ -65,7 +65,7 @@ def build_release(version: str | None = None) -> Release:
     """The kit's files, read through importlib.resources (package data when installed)."""
     version = version or project_version()
     name = f"{NAME}-{version}"
-    pkg = resources.files("conformance")
+    pkg = resources.files("pubsub_spec.conformance")
     files: dict[str, bytes] = {}
     vectors = pkg / "vectors"
     for entry in sorted(vectors.iterdir(), key=lambda e: e.name):
@@ -76,8 +76,8 @@ def build_release(version: str | None = None) -> Release:
     index = json.loads(files["vectors/index.json"])
     traces = len(index.get("traces", []) if isinstance(index, dict) else index)
     files["README.md"] = _kit_readme(name, version, traces).encode()
-    from conformance.protocol import PROTOCOL_VERSION
-    from conformance.traceio import VERSIONS
+    from pubsub_spec.conformance.protocol import PROTOCOL_VERSION
+    from pubsub_spec.conformance.traceio import VERSIONS
 
     manifest = {
         "name": NAME,

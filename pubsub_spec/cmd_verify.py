@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from conformance import run_vectors
+from pubsub_spec.conformance import run_vectors
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -4,11 +4,11 @@ packages (common, sim, overlay) import none (tests/test_layout.py)."""
 
 from __future__ import annotations
 
-from reference.kyra.info import KYRA, MCGROUPS, SIENA
-from reference.octopia.info import OCTOPIA_IDR, OCTOPIA_SNR, TID
-from reference.sim.system import SystemInfo, Variant
-from reference.tam.info import TAM, TAM_BASIC
-from reference.thesis.info import THESIS
+from pubsub_spec.reference.kyra.info import KYRA, MCGROUPS, SIENA
+from pubsub_spec.reference.octopia.info import OCTOPIA_IDR, OCTOPIA_SNR, TID
+from pubsub_spec.reference.sim.system import SystemInfo, Variant
+from pubsub_spec.reference.tam.info import TAM, TAM_BASIC
+from pubsub_spec.reference.thesis.info import THESIS
 
 SYSTEMS: dict[str, SystemInfo] = {
     s.name: s

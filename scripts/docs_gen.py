@@ -136,15 +136,15 @@ def conformance_pages() -> None:
 
 
 API = {  # page -> (title, modules); every module documented from its types and docstrings
-    "common": ("Shared model", "reference.common"),
-    "sim": ("Simulation", "reference.sim"),
-    "overlay": ("Overlays", "reference.overlay"),
-    "thesis": ("Thesis system", "reference.thesis"),
-    "conformance": ("Conformance", "conformance"),
+    "common": ("Shared model", "pubsub_spec.reference.common"),
+    "sim": ("Simulation", "pubsub_spec.reference.sim"),
+    "overlay": ("Overlays", "pubsub_spec.reference.overlay"),
+    "thesis": ("Thesis system", "pubsub_spec.reference.thesis"),
+    "conformance": ("Conformance", "pubsub_spec.conformance"),
     "cli": ("Command line", "pubsub_spec"),
 }
-SKIP_MODULES = {"conformance.spark_generate", "conformance.spark_oracle", "conformance.cluster",
-                "conformance.parquet", "conformance.spark_session"}  # fmt: skip
+SKIP_MODULES = {f"pubsub_spec.conformance.{m}" for m in (
+    "spark_generate", "spark_oracle", "cluster", "parquet", "spark_session")}  # fmt: skip
 
 
 def api_pages() -> None:
@@ -165,9 +165,9 @@ def api_pages() -> None:
 def report_page() -> None:
     """A conformance report as `pubsub-spec verify` writes it: built-ins and the faulty example
     (drop mode: missing deliveries, shrunk) on the tiny vectors, no Spark."""
-    from conformance.report import markdown, plot_png
-    from conformance.run_vectors import VECTORS, list_traces
-    from conformance.runner import run_traces, shrink_failures
+    from pubsub_spec.conformance.report import markdown, plot_png
+    from pubsub_spec.conformance.run_vectors import VECTORS, list_traces
+    from pubsub_spec.conformance.runner import run_traces, shrink_failures
 
     paths = [p for p in list_traces(VECTORS) if "-tiny-" in p.name]
     faulty = f"cmd:{sys.executable} {ROOT / 'conformance/examples/faulty.py'} --mode drop"

@@ -6,4 +6,4 @@ export PATH="$PWD/.venv/bin:$HOME/.cargo/bin:$PATH"
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 echo "== ruff"; ruff check .
 echo "== mypy --strict"; mypy
-echo "== pytest"; python -m pytest -n 2 --durations=25 "$@"
+echo "== pytest"; python -m pytest -n 2 --dist worksteal --durations=25 "$@"

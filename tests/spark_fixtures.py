@@ -10,7 +10,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    from conformance.spark_session import get_spark, ship_code
+    from pubsub_spec.conformance.spark_session import get_spark, ship_code
 
     session = get_spark()
     ship_code(session)

@@ -15,12 +15,12 @@ import junitparser
 import pytest
 import xmlschema
 
-from conformance.run_vectors import VECTORS
-from properties.checks import SINGLE, CheckResult
-from properties.tla import tla_binary
 from pubsub_spec import cmd_check, cmd_conform
 from pubsub_spec.ci import Case, EnvironmentProblem, java_problem, junit_xml
 from pubsub_spec.cli import main
+from pubsub_spec.conformance.run_vectors import VECTORS
+from pubsub_spec.properties.checks import SINGLE, CheckResult
+from pubsub_spec.properties.tla import tla_binary
 
 DATA = Path(__file__).parent / "data"
 SCHEMA = xmlschema.XMLSchema(DATA / "junit.xsd")

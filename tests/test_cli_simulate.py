@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pubsub_spec.cli import main
-from reference.common.ops import Subscribe, validate_trace
-from reference.thesis.workload import (
+from pubsub_spec.reference.common.ops import Subscribe, validate_trace
+from pubsub_spec.reference.thesis.workload import (
     THESIS_PROFILES,
     thesis_schema,
     thesis_trace,

@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from conformance.impls import Implementation, builtin, register
-from conformance.run_vectors import VECTORS
-from conformance.runner import run_trace_list
-from conformance.traceio import read_trace
 from pubsub_spec.cli import main
-from reference.common.oracle import expected_deliveries
-from reference.registry import SYSTEMS
+from pubsub_spec.conformance.impls import Implementation, builtin, register
+from pubsub_spec.conformance.run_vectors import VECTORS
+from pubsub_spec.conformance.runner import run_trace_list
+from pubsub_spec.conformance.traceio import read_trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.registry import SYSTEMS
 
 
 def test_systems_lists_the_thesis_with_strategies_and_features(

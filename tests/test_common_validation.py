@@ -6,10 +6,24 @@ import math
 
 import pytest
 
-from reference.common.errors import InputError
-from reference.common.model import Attribute, Event, Number, Predicate, Schema, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Trace, Unsubscribe, validate_trace
-from reference.thesis.run import run_trace
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    Number,
+    Predicate,
+    Schema,
+    Subscription,
+)
+from pubsub_spec.reference.common.ops import (
+    Op,
+    Publish,
+    Subscribe,
+    Trace,
+    Unsubscribe,
+    validate_trace,
+)
+from pubsub_spec.reference.thesis.run import run_trace
 
 S = Schema("s", (Attribute("a", "float", 0.0, 100.0), Attribute("b", "int", 0, 10)))
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapter import run_outside, split_command
-from conformance.generators import GENERATORS
-from conformance.runner import run_one
-from conformance.traceio import expected_lines, trace_to_lines
-from reference.common.oracle import expected_deliveries
+from pubsub_spec.conformance.adapter import run_outside, split_command
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.runner import run_one
+from pubsub_spec.conformance.traceio import expected_lines, trace_to_lines
+from pubsub_spec.reference.common.oracle import expected_deliveries
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "conformance" / "examples"
 TRACE = GENERATORS["churn"](1, 0, "small")

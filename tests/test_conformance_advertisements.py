@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapter import run_outside
-from conformance.generators import GENERATORS
-from conformance.parquet import read_parquet, write_parquet
-from conformance.runner import run_trace_list
-from conformance.traceio import parse_trace_lines, trace_to_lines
-from reference.common.errors import InputError
-from reference.common.model import Predicate
-from reference.common.ops import (
+from pubsub_spec.conformance.adapter import run_outside
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.parquet import read_parquet, write_parquet
+from pubsub_spec.conformance.runner import run_trace_list
+from pubsub_spec.conformance.traceio import parse_trace_lines, trace_to_lines
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Predicate
+from pubsub_spec.reference.common.ops import (
     Advertise,
     Join,
     Publish,
@@ -28,12 +28,12 @@ from reference.common.ops import (
     has_advertisements,
     validate_trace,
 )
-from reference.common.oracle import expected_deliveries
-from reference.octopia.info import INFOS
-from reference.octopia.system import OctopiaSystem
-from reference.registry import SYSTEMS
-from reference.sim.run import run_and_compare
-from reference.sim.system import (
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.octopia.info import INFOS
+from pubsub_spec.reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.run import run_and_compare
+from pubsub_spec.reference.sim.system import (
     ADVERTISEMENTS,
     OPTIONAL_FEATURES,
     System,
@@ -271,7 +271,7 @@ def test_every_builtin_passes_or_skips_with_a_reason_on_the_advertisement_traces
 
 def test_trace_conformance_rule_is_octopias() -> None:
     """`Advertise.admits` (validator) and OctopiA's `conforms` (A7) agree on every pair."""
-    from reference.octopia.advertisements import Advertisement, conforms
+    from pubsub_spec.reference.octopia.advertisements import Advertisement, conforms
 
     t = GENERATORS["octopia-stock"](9, 0, "small")
     advs = [op for op in t.ops if isinstance(op, Advertise)]

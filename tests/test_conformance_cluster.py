@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cluster import start_cluster
+from pubsub_spec.conformance.cluster import start_cluster
 
 pytestmark = pytest.mark.spark
 # a few built-ins of different papers: the test is about the cluster giving local mode's table

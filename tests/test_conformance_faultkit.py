@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.examples.faultkit import FAULTS
-from conformance.faults import default_traces, kit_impl, run_fault
-from conformance.runner import run_trace_list
-from conformance.verdict import overall
-from reference.common.ops import Trace
+from pubsub_spec.conformance.examples.faultkit import FAULTS
+from pubsub_spec.conformance.faults import default_traces, kit_impl, run_fault
+from pubsub_spec.conformance.runner import run_trace_list
+from pubsub_spec.conformance.verdict import overall
+from pubsub_spec.reference.common.ops import Trace
 
 _TRACES: list[Trace] = []
 

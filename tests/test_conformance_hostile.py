@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapter import run_outside
-from conformance.generators import GENERATORS
-from conformance.impls import Implementation, register
-from conformance.runner import run_one
-from conformance.supervisor import MIB, Limits, group_alive, pid_alive
-from conformance.traceio import expected_lines, trace_to_lines
-from reference.common.model import Attribute, Schema
-from reference.common.ops import Trace
-from reference.common.oracle import Delivery, expected_deliveries
+from pubsub_spec.conformance.adapter import run_outside
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.impls import Implementation, register
+from pubsub_spec.conformance.runner import run_one
+from pubsub_spec.conformance.supervisor import MIB, Limits, group_alive, pid_alive
+from pubsub_spec.conformance.traceio import expected_lines, trace_to_lines
+from pubsub_spec.reference.common.model import Attribute, Schema
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
 
 HOSTILE = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "hostile"
 TRACE = GENERATORS["uniform"](1, 0, "tiny")
@@ -140,9 +140,9 @@ def test_hostile_program_under_run_one_gives_a_verdict_naming_it() -> None:
 
 SUITE = """
 import sys
-from conformance.adapter import run_outside
-from conformance.generators import GENERATORS
-from conformance.supervisor import Limits
+from pubsub_spec.conformance.adapter import run_outside
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.supervisor import Limits
 trace = GENERATORS["uniform"](1, 0, "tiny")
 run_outside({cmd!r}, trace, limits=Limits(op_timeout=60, init_timeout=60, total_timeout=60))
 """

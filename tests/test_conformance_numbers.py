@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.traceio import parse_trace_lines
-from reference.common.errors import InputError
+from pubsub_spec.conformance.traceio import parse_trace_lines
+from pubsub_spec.reference.common.errors import InputError
 
 HEADER = (
     '{"format":"pubsub-trace","version":1,"trace_id":"t","seed":SEED,"generator":"manual",'

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from conformance import protocol
-from conformance.protocol import (
+from pubsub_spec.conformance import protocol
+from pubsub_spec.conformance.protocol import (
     Ack,
     Deliver,
     EndOk,
@@ -18,10 +18,10 @@ from conformance.protocol import (
     parse_reply,
     reply_to_json,
 )
-from conformance.traceio import trace_to_lines
-from reference.common.model import Attribute, Schema
-from reference.common.ops import Join, Trace
-from reference.sim.system import needed_features
+from pubsub_spec.conformance.traceio import trace_to_lines
+from pubsub_spec.reference.common.model import Attribute, Schema
+from pubsub_spec.reference.common.ops import Join, Trace
+from pubsub_spec.reference.sim.system import needed_features
 from tests.test_conformance_adapter import TRACE
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report import markdown
-from conformance.run_vectors import VECTORS, collect_traces, main, run_vectors
-from conformance.runner import run_traces
-from conformance.traceio import (
+from pubsub_spec.conformance.report import markdown
+from pubsub_spec.conformance.run_vectors import VECTORS, collect_traces, main, run_vectors
+from pubsub_spec.conformance.runner import run_traces
+from pubsub_spec.conformance.traceio import (
     MAX_DEPTH,
     TraceRejection,
     parse_expected_lines,
@@ -25,9 +25,9 @@ from conformance.traceio import (
     read_trace,
     read_trace_batch,
 )
-from conformance.verdict import Verdict
-from reference.common.errors import InputError
-from reference.common.ops import Trace
+from pubsub_spec.conformance.verdict import Verdict
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.ops import Trace
 
 MALFORMED = Path(__file__).resolve().parent / "data" / "malformed"
 GOOD = "uniform-tiny-0000"
@@ -172,9 +172,9 @@ def test_generate_check_fails_on_duplicate_and_misplaced_ids(
 ) -> None:
     """`generate --check` with the Python oracle standing in for the Spark SQL one: the
     misplaced trace is rejected, nothing is written under a wrong name, exit status 1."""
-    from conformance import spark_oracle
     from pubsub_spec.cmd_generate import _check
-    from reference.common.oracle import expected_deliveries
+    from pubsub_spec.conformance import spark_oracle
+    from pubsub_spec.reference.common.oracle import expected_deliveries
 
     def python_oracle(spark: object, paths: list[Path]) -> dict[str, list[tuple[str, str]]]:
         out = {}

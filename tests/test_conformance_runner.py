@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.impls import Implementation, outside, register
-from conformance.report import write_report
-from conformance.run_vectors import VECTORS, list_traces, main
-from conformance.runner import run_trace_list, run_traces, shrink_failures
-from conformance.traceio import read_trace
-from reference.common.ops import Trace
-from reference.common.oracle import Delivery, expected_deliveries
+from pubsub_spec.conformance.impls import Implementation, outside, register
+from pubsub_spec.conformance.report import write_report
+from pubsub_spec.conformance.run_vectors import VECTORS, list_traces, main
+from pubsub_spec.conformance.runner import run_trace_list, run_traces, shrink_failures
+from pubsub_spec.conformance.traceio import read_trace
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
 
 FAULTY = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
 GOOD = ["uniform-tiny-0000", "churn-tiny-0000", "partial-lenient-tiny-0000"]
@@ -128,7 +128,7 @@ def test_failures_are_shrunk_and_reported_with_their_trace(tmp_path: Path) -> No
 
 
 def test_plot_labels_tell_outside_commands_apart() -> None:
-    from conformance.report import short_label
+    from pubsub_spec.conformance.report import short_label
 
     assert short_label("cmd:/usr/bin/python3 /a/b/faulty.py --mode drop") == (
         "cmd: python3 faulty.py --mode drop"

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conformance.generators import GENERATORS
-from conformance.shrink import shrink, without
-from properties.thesis.mutants import MUTANTS
-from reference.common.model import Predicate, Subscription
-from reference.common.ops import Fail, Join, Leave, Subscribe, Trace, Unsubscribe, validate_trace
-from reference.common.oracle import expected_deliveries
-from reference.sim.run import compare
-from reference.thesis.run import run_trace
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.shrink import shrink, without
+from pubsub_spec.properties.thesis.mutants import MUTANTS
+from pubsub_spec.reference.common.model import Predicate, Subscription
+from pubsub_spec.reference.common.ops import (
+    Fail,
+    Join,
+    Leave,
+    Subscribe,
+    Trace,
+    Unsubscribe,
+    validate_trace,
+)
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.sim.run import compare
+from pubsub_spec.reference.thesis.run import run_trace
 
 
 def closed_segments_fail(t: Trace) -> bool:

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from conformance.runner import run_traces
-from conformance.spark_generate import generate_trace_set
-from conformance.traceio import read_expected, read_trace
-from conformance.verdict import Verdict
-from reference.common.oracle import expected_deliveries
+from pubsub_spec.conformance.runner import run_traces
+from pubsub_spec.conformance.spark_generate import generate_trace_set
+from pubsub_spec.conformance.traceio import read_expected, read_trace
+from pubsub_spec.conformance.verdict import Verdict
+from pubsub_spec.reference.common.oracle import expected_deliveries
 from tests.spark_fixtures import spark
 
 __all__ = ["spark"]

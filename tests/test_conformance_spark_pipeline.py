@@ -15,14 +15,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.generators import GENERATORS
-from conformance.parquet import read_parquet, write_parquet
-from conformance.spark_generate import generate_trace_set
-from conformance.spark_oracle import spark_expected, spark_expected_parquet
-from conformance.traceio import parse_trace_lines, read_expected, read_trace, write_trace
-from properties.thesis.strategies import workloads
-from reference.common.ops import Trace
-from reference.common.oracle import expected_deliveries
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.parquet import read_parquet, write_parquet
+from pubsub_spec.conformance.spark_generate import generate_trace_set
+from pubsub_spec.conformance.spark_oracle import spark_expected, spark_expected_parquet
+from pubsub_spec.conformance.traceio import (
+    parse_trace_lines,
+    read_expected,
+    read_trace,
+    write_trace,
+)
+from pubsub_spec.properties.thesis.strategies import workloads
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
 from tests.spark_fixtures import spark
 
 __all__ = ["spark"]

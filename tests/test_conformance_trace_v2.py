@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from conformance.traceio import parse_trace_lines, trace_to_lines
-from reference import registry
-from reference.common.errors import InputError
-from reference.common.model import Schema
-from reference.common.ops import Timing
-from reference.sim.system import ConfigCodec, SystemInfo
-from reference.thesis.config import ThesisConfig, config_of
-from reference.thesis.info import THESIS
+from pubsub_spec.conformance.traceio import parse_trace_lines, trace_to_lines
+from pubsub_spec.reference import registry
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Schema
+from pubsub_spec.reference.common.ops import Timing
+from pubsub_spec.reference.sim.system import ConfigCodec, SystemInfo
+from pubsub_spec.reference.thesis.config import ThesisConfig, config_of
+from pubsub_spec.reference.thesis.info import THESIS
 
 V1 = (
     '{"format":"pubsub-trace","version":1,"trace_id":"t","seed":1,"generator":"manual",'

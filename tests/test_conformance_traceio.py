@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.parquet import read_parquet, read_parquet_lines, write_parquet
-from conformance.traceio import (
+from pubsub_spec.conformance.parquet import read_parquet, read_parquet_lines, write_parquet
+from pubsub_spec.conformance.traceio import (
     parse_trace_lines,
     read_expected,
     read_trace,
@@ -20,11 +20,11 @@ from conformance.traceio import (
     write_expected,
     write_trace,
 )
-from properties.thesis.strategies import workloads
-from reference.common.errors import InputError
-from reference.common.ops import Publish, Subscribe, Trace
-from reference.common.oracle import expected_deliveries
-from reference.thesis.config import config_of
+from pubsub_spec.properties.thesis.strategies import workloads
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.thesis.config import config_of
 
 HEADER = (
     '{"format":"pubsub-trace","version":1,"trace_id":"t","seed":1,"generator":"manual",'

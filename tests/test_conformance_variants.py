@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from conformance.generators import GENERATORS
-from conformance.variants.indexed_matcher import IndexedMatcher, indexed_expected
-from properties.thesis.strategies import workloads
-from reference.common.matching import matches
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Trace
-from reference.common.oracle import expected_deliveries
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.variants.indexed_matcher import IndexedMatcher, indexed_expected
+from pubsub_spec.properties.thesis.strategies import workloads
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
 
 
 @settings(max_examples=200)

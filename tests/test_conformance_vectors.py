@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.vectors import VECTORS, make, run
-from conformance.verdict import overall
+from pubsub_spec.conformance.vectors import VECTORS, make, run
+from pubsub_spec.conformance.verdict import overall
 
 
 def test_corpus_is_reproducible(tmp_path: Path) -> None:
@@ -41,9 +41,9 @@ def test_builtin_implementations_pass_the_vectors(impl: str) -> None:
 def test_index_lists_every_vector_with_what_it_needs() -> None:
     import json
 
-    from conformance.adapter import required_features
-    from conformance.run_vectors import list_traces
-    from conformance.traceio import read_expected, read_trace
+    from pubsub_spec.conformance.adapter import required_features
+    from pubsub_spec.conformance.run_vectors import list_traces
+    from pubsub_spec.conformance.traceio import read_expected, read_trace
 
     index = json.loads((VECTORS / "index.json").read_text())
     listed = {e["trace"] for e in index}

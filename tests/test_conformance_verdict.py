@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conformance.verdict import Verdict, judge, overall, skipped_features
-from reference.common.oracle import Delivery
+from pubsub_spec.conformance.verdict import Verdict, judge, overall, skipped_features
+from pubsub_spec.reference.common.oracle import Delivery
 
 E = [Delivery("e1", "s1"), Delivery("e1", "s2"), Delivery("e2", "s1")]
 
@@ -88,7 +88,7 @@ def test_the_feature_policy_does_not_let_an_implementation_choose_its_exam() -> 
 
 
 def test_an_outside_implementation_that_opts_out_is_incomplete(tmp_path: Path) -> None:
-    from conformance.run_vectors import main
+    from pubsub_spec.conformance.run_vectors import main
 
     faulty = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
     impl = f"{sys.executable} {faulty} --mode strict-only"

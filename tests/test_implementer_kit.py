@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run_vectors import VECTORS
 from pubsub_spec.cli import main
+from pubsub_spec.conformance.run_vectors import VECTORS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "conformance" / "examples"
 

@@ -4,14 +4,14 @@ subscriptions, trees and tables of Fig. 4, the paths of event 9, and errata K-E1
 
 from __future__ import annotations
 
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Trace
-from reference.kyra.filters import RoutingTable
-from reference.kyra.hac import cluster_server_cliques
-from reference.kyra.siena import SienaSystem
-from reference.kyra.system import KyraSystem
-from reference.kyra.zones import equal_width
-from reference.sim.run import Driver
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
+from pubsub_spec.reference.kyra.filters import RoutingTable
+from pubsub_spec.reference.kyra.hac import cluster_server_cliques
+from pubsub_spec.reference.kyra.siena import SienaSystem
+from pubsub_spec.reference.kyra.system import KyraSystem
+from pubsub_spec.reference.kyra.zones import equal_width
+from pubsub_spec.reference.sim.run import Driver
 
 # Servers A..H are the trace's nodes n0..n7 (brief §1 "Mapping").
 LETTERS = "ABCDEFGH"

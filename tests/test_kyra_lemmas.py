@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from properties.kyra.lemmas import LEMMAS, MUTANTS, KyraLemma
+from pubsub_spec.properties.kyra.lemmas import LEMMAS, MUTANTS, KyraLemma
 
 
 @pytest.mark.parametrize("lemma", LEMMAS)

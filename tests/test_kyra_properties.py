@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.generators import GENERATORS
-from properties.kyra.checks import check_cliques, check_tree
-from properties.kyra.mutants import (
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.properties.kyra.checks import check_cliques, check_tree
+from pubsub_spec.properties.kyra.mutants import (
     DropCoveringSiena,
     cyclic_tree,
     early_exit_hac,
@@ -19,10 +19,10 @@ from properties.kyra.mutants import (
     single_linkage_hac,
     star_tree,
 )
-from reference.kyra.hac import cluster_server_cliques
-from reference.kyra.siena import SienaSystem
-from reference.kyra.trees import minimum_spanning_tree
-from reference.sim.run import run_and_compare
+from pubsub_spec.reference.kyra.hac import cluster_server_cliques
+from pubsub_spec.reference.kyra.siena import SienaSystem
+from pubsub_spec.reference.kyra.trees import minimum_spanning_tree
+from pubsub_spec.reference.sim.run import run_and_compare
 
 Points = list[tuple[float, float]]
 Hac = Callable[[Sequence[str], Callable[[str, str], float], float, int], list[tuple[str, ...]]]

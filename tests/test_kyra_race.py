@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from properties.kyra.mutants import EarlyInstallKyra
-from properties.kyra.race import check_race, race_trace
-from reference.common.model import Attribute, Schema
-from reference.kyra.base import ClusteredLatency
-from reference.kyra.config import KyraCodec, KyraConfig
-from reference.kyra.info import INFOS
-from reference.kyra.system import KyraSystem, build_layout
-from reference.sim.latency import LatencyModel
-from reference.sim.run import run_and_compare, run_trace
-from reference.sim.system import SystemInfo
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.properties.kyra.mutants import EarlyInstallKyra
+from pubsub_spec.properties.kyra.race import check_race, race_trace
+from pubsub_spec.reference.common.model import Attribute, Schema
+from pubsub_spec.reference.kyra.base import ClusteredLatency
+from pubsub_spec.reference.kyra.config import KyraCodec, KyraConfig
+from pubsub_spec.reference.kyra.info import INFOS
+from pubsub_spec.reference.kyra.system import KyraSystem, build_layout
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.sim.run import run_and_compare, run_trace
+from pubsub_spec.reference.sim.system import SystemInfo
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 SPEC = Path(__file__).resolve().parent.parent / "spec" / "kyra"
 

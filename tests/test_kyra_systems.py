@@ -8,15 +8,15 @@ import os
 
 import pytest
 
-from conformance.generators import GENERATORS
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Publish, Subscribe, Trace, Unsubscribe
-from reference.kyra.config import KyraCodec, KyraConfig
-from reference.kyra.info import INFOS, KYRA
-from reference.kyra.system import KyraSystem
-from reference.sim.run import run_and_compare, run_trace
-from reference.sim.system import CHURN, SystemInfo, missing_features
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.kyra.config import KyraCodec, KyraConfig
+from pubsub_spec.reference.kyra.info import INFOS, KYRA
+from pubsub_spec.reference.kyra.system import KyraSystem
+from pubsub_spec.reference.sim.run import run_and_compare, run_trace
+from pubsub_spec.reference.sim.system import CHURN, SystemInfo, missing_features
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 CASES = [
     (info, gen, profile, seed)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.registry import SYSTEMS
-from reference.sim.system import FEATURES, System
+from pubsub_spec.reference.registry import SYSTEMS
+from pubsub_spec.reference.sim.system import FEATURES, System
 
 ROOT = Path(__file__).resolve().parent.parent / "reference"
 SHARED = ("common", "sim", "overlay")
@@ -21,7 +21,7 @@ def _graph(root: Path) -> dict[str, set[str]]:
 
     def name(path: Path) -> str:
         rel = path.relative_to(root.parent).with_suffix("")
-        return ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        return ".".join(("pubsub_spec", *(rel.parts[:-1] if rel.name == "__init__" else rel.parts)))
 
     mods = {name(p): p for p in root.rglob("*.py")}
     graph: dict[str, set[str]] = {}
@@ -40,8 +40,8 @@ def _graph(root: Path) -> dict[str, set[str]]:
 
 def _package(module: str) -> str:
     """The package of reference/ a module belongs to ('' for top-level modules)."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 2 else ""
+    parts = module.split(".")  # pubsub_spec.reference.PACKAGE.module
+    return parts[2] if len(parts) > 3 else ""
 
 
 def shared_violations(root: Path) -> list[str]:
@@ -88,17 +88,47 @@ def test_shared_packages_import_no_system_package() -> None:
 def test_the_checks_catch_a_forbidden_import_and_a_cycle(tmp_path: Path) -> None:
     root = tmp_path / "reference"
     for pkg, body in (
-        ("sim", "from reference.thesis.system import X\n"),
-        ("thesis", "from reference.sim.system import Y\n"),
+        ("sim", "from pubsub_spec.reference.thesis.system import X\n"),
+        ("thesis", "from pubsub_spec.reference.sim.system import Y\n"),
     ):
         (root / pkg).mkdir(parents=True)
         (root / pkg / "__init__.py").write_text("")
         (root / pkg / "system.py").write_text(body)
     (root / "__init__.py").write_text("")
-    assert shared_violations(root) == ["reference.sim.system imports reference.thesis.system"]
-    assert cycles(root) == [
-        ["reference.sim.system", "reference.thesis.system", "reference.sim.system"]
-    ]
+    sim, thesis = "pubsub_spec.reference.sim.system", "pubsub_spec.reference.thesis.system"
+    assert shared_violations(root) == [f"{sim} imports {thesis}"]
+    assert cycles(root) == [[sim, thesis, sim]]
+
+
+TOP = ("reference", "properties", "conformance")
+
+
+def outside_namespace(files: list[Path]) -> list[str]:
+    """Imports of a top-level folder by its bare name (`from reference.x import y`): the project
+    has one import namespace, `pubsub_spec` (docs/layout.md, "One namespace")."""
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            found += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] in TOP]
+    return found
+
+
+def test_one_import_namespace(tmp_path: Path) -> None:
+    project = ROOT.parent
+    folders = (*TOP, "pubsub_spec", "tests", "benchmarks", "scripts")
+    files = [p for d in folders for p in (project / d).rglob("*.py")]
+    assert len(files) > 150 and outside_namespace(files) == []
+    planted = tmp_path / "planted.py"
+    planted.write_text("import os\nfrom conformance.traceio import read_trace\n")
+    assert outside_namespace([planted]) == ["planted.py:2 conformance.traceio"]
+    for top in TOP:  # the namespace reaches the top folders through pubsub_spec/<folder>
+        assert (project / "pubsub_spec" / top).resolve() == project / top
 
 
 def test_every_registered_system_declares_itself() -> None:
@@ -115,8 +145,8 @@ def test_every_registered_system_declares_itself() -> None:
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
 def test_every_variant_makes_a_system(name: str) -> None:
-    from reference.common.model import Attribute, Schema
-    from reference.common.ops import Trace
+    from pubsub_spec.reference.common.model import Attribute, Schema
+    from pubsub_spec.reference.common.ops import Trace
 
     trace = Trace((Schema("s", (Attribute("a", "int", 0, 9),)),), (), initial_nodes=3)
     for v in SYSTEMS[name].variants:

@@ -10,8 +10,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from properties.lbdd.checks import address_sets, one_way_violation
-from reference.lbdd.algorithms import (
+from pubsub_spec.properties.lbdd.checks import address_sets, one_way_violation
+from pubsub_spec.reference.lbdd.algorithms import (
     bucket_construction,
     bucket_no,
     bucket_of_distance,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pubsub_spec.cli import main
-from reference.lbdd.algorithms import build_tree
-from reference.lbdd.transfer import (
+from pubsub_spec.reference.lbdd.algorithms import build_tree
+from pubsub_spec.reference.lbdd.transfer import (
     contribution_rates,
     over_tree,
     point_to_point,

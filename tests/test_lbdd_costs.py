@@ -4,7 +4,7 @@ difference) and bucket m holds the distances in [2^(m-1), 2^m)."""
 
 from __future__ import annotations
 
-from reference.lbdd.algorithms import bucket_no, bucket_of_distance, digest, distance
+from pubsub_spec.reference.lbdd.algorithms import bucket_no, bucket_of_distance, digest, distance
 
 ADDRS = [f"10.0.{i // 250}.{i % 250 + 1}" for i in range(60)]
 SOURCE = ADDRS[0]

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.lbdd.algorithms import (
+from pubsub_spec.reference.lbdd.algorithms import (
     Churn,
     bucket_construction,
     bucket_no,

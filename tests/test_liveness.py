@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from properties.liveness import LIVENESS_MODELS, LiveModel, run_live
-from properties.tla import tla_binary
+from pubsub_spec.properties.liveness import LIVENESS_MODELS, LiveModel, run_live
+from pubsub_spec.properties.tla import tla_binary
 
 try:
     tla_binary()

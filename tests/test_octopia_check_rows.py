@@ -3,7 +3,7 @@ properties, CIV correctness and subgrouping loses no match, each with mutants re
 
 from __future__ import annotations
 
-from properties.octopia.check_rows import (
+from pubsub_spec.properties.octopia.check_rows import (
     CIV_INV,
     SCOT_INV,
     SUBGROUP_INV,
@@ -12,7 +12,7 @@ from properties.octopia.check_rows import (
     subgrouping_check,
     witnesses_then_search,
 )
-from reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.octopia.system import OctopiaSystem
 
 
 def test_rows_pass_and_every_mutant_is_rejected() -> None:

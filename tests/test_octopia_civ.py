@@ -6,16 +6,25 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from properties.octopia.checks import civ_violations, partition_violations, subgrouping_violations
-from properties.octopia.mutants import NoAfpPrtCheck, NoCibSet, ShortBroadcast, WrongCibBit
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Trace
-from reference.octopia.advertisements import Advertisement, conforms, overlaps
-from reference.octopia.civ import AdvertisementContext, SubscriptionContext, civ_str
-from reference.octopia.config import OctopiaConfig
-from reference.octopia.scot import path_factor
-from reference.octopia.subscriptions import subgroups
-from reference.octopia.system import OctopiaSystem
+from pubsub_spec.properties.octopia.checks import (
+    civ_violations,
+    partition_violations,
+    subgrouping_violations,
+)
+from pubsub_spec.properties.octopia.mutants import (
+    NoAfpPrtCheck,
+    NoCibSet,
+    ShortBroadcast,
+    WrongCibBit,
+)
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.advertisements import Advertisement, conforms, overlaps
+from pubsub_spec.reference.octopia.civ import AdvertisementContext, SubscriptionContext, civ_str
+from pubsub_spec.reference.octopia.config import OctopiaConfig
+from pubsub_spec.reference.octopia.scot import path_factor
+from pubsub_spec.reference.octopia.subscriptions import subgroups
+from pubsub_spec.reference.octopia.system import OctopiaSystem
 
 S = Schema("q", (Attribute("v", "int", 0, 100), Attribute("w", "int", 0, 100)))
 P5 = path_factor(5)

@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from conformance.generators import GENERATORS
-from properties.octopia.checks import delivery_violations
-from properties.octopia.mutants import (
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.properties.octopia.checks import delivery_violations
+from pubsub_spec.properties.octopia.mutants import (
     CivOnTwoLinks,
     LoopingDetour,
     SnrOnILinks,
@@ -18,17 +18,23 @@ from properties.octopia.mutants import (
     octopia_factory,
     tid_factory,
 )
-from properties.octopia.workloads import burst_trace
-from reference.common.ops import Publish, Trace
-from reference.common.oracle import expected_deliveries
-from reference.octopia.advertisements import Advertisement
-from reference.octopia.config import OctopiaConfig, with_config
-from reference.octopia.info import INFOS, OCTOPIA_IDR
-from reference.octopia.routing import Copy, LinkStatus, OutputQueue, congestion_element, idr_copies
-from reference.octopia.system import OctopiaSystem
-from reference.octopia.tid import TidSystem
-from reference.sim.run import Driver, compare
-from reference.sim.system import missing_features
+from pubsub_spec.properties.octopia.workloads import burst_trace
+from pubsub_spec.reference.common.ops import Publish, Trace
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.octopia.advertisements import Advertisement
+from pubsub_spec.reference.octopia.config import OctopiaConfig, with_config
+from pubsub_spec.reference.octopia.info import INFOS, OCTOPIA_IDR
+from pubsub_spec.reference.octopia.routing import (
+    Copy,
+    LinkStatus,
+    OutputQueue,
+    congestion_element,
+    idr_copies,
+)
+from pubsub_spec.reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.octopia.tid import TidSystem
+from pubsub_spec.reference.sim.run import Driver, compare
+from pubsub_spec.reference.sim.system import missing_features
 
 CASES = [(g, p, s) for g in sorted(GENERATORS) for p, s in (("tiny", 1), ("tiny", 2), ("small", 3))]
 
@@ -188,7 +194,7 @@ def test_deterministic_runs() -> None:
     trace = with_config(
         GENERATORS["uniform"](9, 0, "tiny"), "octopia-idr", OctopiaConfig(forced_overload=0.5)
     )
-    from reference.sim.run import run_trace
+    from pubsub_spec.reference.sim.run import run_trace
 
     for info in INFOS:
         a = run_trace(trace, info.variants[0].make)

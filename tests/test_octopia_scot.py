@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from properties.octopia.checks import scot_violations, strong_product_mutant
-from reference.octopia.scot import (
+from pubsub_spec.properties.octopia.checks import scot_violations, strong_product_mutant
+from pubsub_spec.reference.octopia.scot import (
     AcyclicFactor,
     Scot,
     edge_connectivity,

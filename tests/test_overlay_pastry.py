@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import statistics
 
-from reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
 
 
 def ring(n: int) -> tuple[PastryRing, list[int]]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 from collections import Counter, deque
 
-from reference.overlay.pastry import PastryRing, sha1_id
-from reference.overlay.scribe import (
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.overlay.scribe import (
     Scribe,
     ScribeHost,
     ScribeJoin,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from properties import lemma_mutants, lemmas
-from properties.lemma_page import PAGE, lemma_results, render
-from properties.tla import SPEC, load_manifest
-from properties.z3typed import integer, prove
+from pubsub_spec.properties import lemma_mutants, lemmas
+from pubsub_spec.properties.lemma_page import PAGE, lemma_results, render
+from pubsub_spec.properties.tla import SPEC, load_manifest
+from pubsub_spec.properties.z3typed import integer, prove
 
 LEMMA_NAMES = [f.__name__ for f in lemmas.LEMMAS]
 HEAVY = {"path_depth_bound"}  # about 8 * 10^6 z3 resources per proof: marked slow
@@ -95,7 +95,7 @@ def test_an_exhausted_budget_is_unknown_not_a_verdict() -> None:
 
 # -- the page is the code's -----------------------------------------------------------------
 def test_z3_page_is_the_rendering_of_the_code() -> None:
-    assert PAGE.read_text() == render(), "run: python -m properties.lemma_page --write"
+    assert PAGE.read_text() == render(), "run: python -m pubsub_spec.properties.lemma_page --write"
 
 
 # -- TLA+: an own mutant per invariant ------------------------------------------------------

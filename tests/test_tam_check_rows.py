@@ -3,9 +3,9 @@ with the oracle on Hypothesis churn workloads, and each mutant is rejected."""
 
 from __future__ import annotations
 
-from properties.tam.checks import TAM_INV, churn_traces, first_disagreement, tam_rows
-from properties.tam.mutants import NoRepair
-from reference.tam.info import TAM
+from pubsub_spec.properties.tam.checks import TAM_INV, churn_traces, first_disagreement, tam_rows
+from pubsub_spec.properties.tam.mutants import NoRepair
+from pubsub_spec.reference.tam.info import TAM
 
 
 def test_rows_pass_and_mutants_are_rejected() -> None:

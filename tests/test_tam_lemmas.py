@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from properties.lemmas import LemmaResult
-from properties.tam.lemmas import LEMMAS, MUTANTS
-from reference.tam.tables import Intervals
+from pubsub_spec.properties.lemmas import LemmaResult
+from pubsub_spec.properties.tam.lemmas import LEMMAS, MUTANTS
+from pubsub_spec.reference.tam.tables import Intervals
 
 
 @pytest.mark.parametrize("lemma", LEMMAS, ids=lambda f: f.__name__)

@@ -10,19 +10,26 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from conformance.generators import GENERATORS
-from properties.tam.mutants import NoRepair, NoSeenList
-from reference.common.errors import InputError
-from reference.common.matching import matches
-from reference.common.model import Attribute, Event, MatchMode, Predicate, Schema, Subscription
-from reference.common.ops import Publish, Subscribe, Trace
-from reference.sim.run import run_and_compare, run_trace
-from reference.sim.system import missing_features
-from reference.tam.config import BASIC_SECTION, SECTION, IndexPolicy, TamConfig
-from reference.tam.info import TAM, TAM_BASIC, make_tam
-from reference.tam.system import TamSystem
-from reference.tam.tables import Index, Table
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.properties.tam.mutants import NoRepair, NoSeenList
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    MatchMode,
+    Predicate,
+    Schema,
+    Subscription,
+)
+from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace
+from pubsub_spec.reference.sim.run import run_and_compare, run_trace
+from pubsub_spec.reference.sim.system import missing_features
+from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, IndexPolicy, TamConfig
+from pubsub_spec.reference.tam.info import TAM, TAM_BASIC, make_tam
+from pubsub_spec.reference.tam.system import TamSystem
+from pubsub_spec.reference.tam.tables import Index, Table
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 Make = Callable[[Trace], object]
 
@@ -43,7 +50,7 @@ def with_policy(t: Trace, section: str, policy: IndexPolicy) -> Trace:
 @pytest.mark.parametrize("policy", ["first", "fewest-keys", "all"])
 @pytest.mark.parametrize("info", [TAM, TAM_BASIC], ids=lambda i: i.name)
 def test_exactly_once_on_every_covered_generator(info: object, policy: IndexPolicy) -> None:
-    from reference.sim.system import SystemInfo
+    from pubsub_spec.reference.sim.system import SystemInfo
 
     assert isinstance(info, SystemInfo)
     ran = skipped = 0

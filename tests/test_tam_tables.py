@@ -10,10 +10,16 @@ from typing import Any
 
 import pytest
 
-from reference.common.errors import InputError
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.tam.config import TamCodec, TamConfig
-from reference.tam.tables import Intervals, Table, default_intervals, digest, equiprobable_cuts
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.tam.config import TamCodec, TamConfig
+from pubsub_spec.reference.tam.tables import (
+    Intervals,
+    Table,
+    default_intervals,
+    digest,
+    equiprobable_cuts,
+)
 
 T2 = Schema(  # seed 004 Table 2, value counts of decision T16
     "workload",

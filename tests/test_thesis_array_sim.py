@@ -9,16 +9,16 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from conformance.generators import GENERATORS
-from conformance.variants.thesis_array_sim import ArraySim, run_array_sim
-from properties.thesis.strategies import workloads
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Fail, Join, Op, Publish, Subscribe, Trace, Unsubscribe
-from reference.common.oracle import expected_deliveries
-from reference.sim.run import RunResult
-from reference.thesis.config import SECTION, ThesisConfig
-from reference.thesis.run import run_trace
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.variants.thesis_array_sim import ArraySim, run_array_sim
+from pubsub_spec.properties.thesis.strategies import workloads
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Fail, Join, Op, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.sim.run import RunResult
+from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
+from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 S = Schema("s", (Attribute("a", "float", 0.0, 100.0), Attribute("b", "int", 0, 10)))
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from properties.thesis.strategies import race_trace
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Fail, Op, Publish, Subscribe, Trace, Unsubscribe
-from reference.thesis.config import SECTION, ThesisConfig
-from reference.thesis.run import run_and_compare, run_trace
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.properties.thesis.strategies import race_trace
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Fail, Op, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
+from pubsub_spec.reference.thesis.run import run_and_compare, run_trace
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 S = Schema("s", (Attribute("a", "float", 0.0, 100.0), Attribute("b", "int", 0, 10)))
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reference.thesis.config import ThesisConfig
-from reference.thesis.lnrt import LeafNodeRoutingTable, is_partition
-from reference.thesis.probes import jump_back
-from reference.thesis.run import run_and_compare
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.reference.thesis.config import ThesisConfig
+from pubsub_spec.reference.thesis.lnrt import LeafNodeRoutingTable, is_partition
+from pubsub_spec.reference.thesis.probes import jump_back
+from pubsub_spec.reference.thesis.run import run_and_compare
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 
 def test_jump_back_goes_to_level_l_over_2() -> None:

@@ -9,7 +9,7 @@ import random
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from reference.thesis.cutoff import Segment, choose_h, segments
+from pubsub_spec.reference.thesis.cutoff import Segment, choose_h, segments
 
 
 @given(

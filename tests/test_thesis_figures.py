@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from pubsub_spec.cli import main
-from reference.common.errors import InputError
-from reference.common.oracle import Delivery, expected_deliveries
-from reference.thesis.config import (
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
+from pubsub_spec.reference.thesis.config import (
     DEFAULT_CUTOFF_FRACTION,
     ThesisCodec,
     ThesisConfig,
@@ -20,9 +20,14 @@ from reference.thesis.config import (
     thesis_preset,
     with_config,
 )
-from reference.thesis.figures import StreamingSystem, run_stats, streaming_oracle, workload
-from reference.thesis.run import run_trace
-from reference.thesis.workload import thesis_schema, thesis_trace
+from pubsub_spec.reference.thesis.figures import (
+    StreamingSystem,
+    run_stats,
+    streaming_oracle,
+    workload,
+)
+from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.workload import thesis_schema, thesis_trace
 
 
 @pytest.mark.parametrize(

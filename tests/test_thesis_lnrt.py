@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.thesis.lnrt import LeafNodeRoutingTable, is_partition
+from pubsub_spec.reference.thesis.lnrt import LeafNodeRoutingTable, is_partition
 
 
 def test_update_replaces_the_split_record() -> None:

@@ -6,21 +6,21 @@ from __future__ import annotations
 import pytest
 from hypothesis import Phase, given, settings
 
-from properties.thesis.mutants import MUTANTS
-from properties.thesis.strategies import race_trace, workloads
-from reference.common.ops import Trace
-from reference.sim.run import RunResult
-from reference.thesis.config import config_of
-from reference.thesis.lnrt import is_partition
-from reference.thesis.run import run_and_compare
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.properties.thesis.mutants import MUTANTS
+from pubsub_spec.properties.thesis.strategies import race_trace, workloads
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.run import RunResult
+from pubsub_spec.reference.thesis.config import config_of
+from pubsub_spec.reference.thesis.lnrt import is_partition
+from pubsub_spec.reference.thesis.run import run_and_compare
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 
 def check_invariants(trace: Trace, result: RunResult[TwoDTreeSystem]) -> None:
     """No missed, duplicate or spurious delivery; bounded depth; every routing table partitions
     its node's zone and names existing nodes; nothing is held once the run is quiescent."""
-    from reference.common.oracle import expected_deliveries
-    from reference.sim.run import compare
+    from pubsub_spec.reference.common.oracle import expected_deliveries
+    from pubsub_spec.reference.sim.run import compare
 
     c = compare(expected_deliveries(trace), result.deliveries)
     assert c.agree, (c.summary(), c.missed[:5], c.duplicate[:5], c.spurious[:5])

@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.common.model import Attribute
-from reference.thesis.space import Square, target_area, zone_bounds, zone_cells
+from pubsub_spec.reference.common.model import Attribute
+from pubsub_spec.reference.thesis.space import Square, target_area, zone_bounds, zone_cells
 
 ATTR2 = Attribute("Attr2", "float", -10000.0, 10000.0)  # thesis Table 4.2
 SQ = Square.of(ATTR2, 10)

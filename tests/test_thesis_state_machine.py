@@ -6,8 +6,8 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from properties.thesis.mutants import MUTANTS
-from properties.thesis.state_machine import ReferenceMachine
+from pubsub_spec.properties.thesis.mutants import MUTANTS
+from pubsub_spec.properties.thesis.state_machine import ReferenceMachine
 
 
 def test_reference_keeps_the_invariants_after_every_step() -> None:

@@ -9,10 +9,10 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.common.model import validate_event, validate_subscription
-from reference.common.ops import Publish, Subscribe, validate_trace
-from reference.thesis.config import config_of
-from reference.thesis.workload import (
+from pubsub_spec.reference.common.model import validate_event, validate_subscription
+from pubsub_spec.reference.common.ops import Publish, Subscribe, validate_trace
+from pubsub_spec.reference.thesis.config import config_of
+from pubsub_spec.reference.thesis.workload import (
     SIZE_CLASSES,
     THESIS_PROFILES,
     thesis_schema,
@@ -133,8 +133,8 @@ def test_thesis_trace_has_the_three_stages_and_is_partition_independent() -> Non
 def test_every_generator_yields_valid_deterministic_traces() -> None:
     from fractions import Fraction
 
-    from conformance.generators import CUTOFF_H, GENERATORS
-    from reference.common.ops import Fail, Join, Leave, Unsubscribe
+    from pubsub_spec.conformance.generators import CUTOFF_H, GENERATORS
+    from pubsub_spec.reference.common.ops import Fail, Join, Leave, Unsubscribe
 
     seen_ids: set[str] = set()
     # the generators over the two mixed schemas (conformance/generators.py MIXED)

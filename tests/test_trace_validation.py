@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from properties.lbdd.trace_export import (
+from pubsub_spec.properties.lbdd.trace_export import (
     LbddRun,
     abstract_digests,
     generated_runs,
@@ -16,7 +16,7 @@ from properties.lbdd.trace_export import (
     subtraction_targets,
     validate_run,
 )
-from properties.thesis.trace_export import (
+from pubsub_spec.properties.thesis.trace_export import (
     HEqualsCutoff,
     RawRecord,
     TraceValidatedSystem,
@@ -24,10 +24,10 @@ from properties.thesis.trace_export import (
     oracle_agrees,
     validate_cutoff,
 )
-from properties.tla import tla_binary
-from properties.trace_validation import run_trace_validation_checks
-from reference.thesis.run import run_trace
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.properties.tla import tla_binary
+from pubsub_spec.properties.trace_validation import run_trace_validation_checks
+from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 try:
     tla_binary()

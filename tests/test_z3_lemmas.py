@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from properties import lemma_mutants
-from properties.lemmas import (
+from pubsub_spec.properties import lemma_mutants
+from pubsub_spec.properties.lemmas import (
     INVARIANTS,
     LEMMAS,
     RLIMIT,
@@ -21,9 +21,9 @@ from properties.lemmas import (
     run_all,
     table,
 )
-from properties.z3typed import bv_const, evaluate, integer, prove, real
-from reference.lbdd.algorithms import bucket_of_distance, slice_bounds
-from reference.thesis.cutoff import segments
+from pubsub_spec.properties.z3typed import bv_const, evaluate, integer, prove, real
+from pubsub_spec.reference.lbdd.algorithms import bucket_of_distance, slice_bounds
+from pubsub_spec.reference.thesis.cutoff import segments
 
 
 @pytest.mark.parametrize("lemma", LEMMAS, ids=lambda f: f.__name__)

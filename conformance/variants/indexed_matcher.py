@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from reference.common.model import Event, MatchMode, Schema, Subscription
-from reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
-from reference.common.oracle import Delivery
+from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
+from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.common.oracle import Delivery
 
 EXACT = float(2**53)  # integers beyond this are not exact in float64
 BUCKETS = 1024

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from conformance.variants.indexed_matcher import IndexedMatcher
-from reference.common.model import Attribute, Event, MatchMode, Subscription, qualified
-from reference.common.ops import (
+from pubsub_spec.conformance.variants.indexed_matcher import IndexedMatcher
+from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Subscription, qualified
+from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
     Leave,
@@ -48,12 +48,12 @@ from reference.common.ops import (
     Unsubscribe,
     initial_node_names,
 )
-from reference.common.oracle import Delivery
-from reference.overlay.pastry import PastryRing, sha1_id
-from reference.thesis.config import ThesisConfig, config_of
-from reference.thesis.points import stored_points
-from reference.thesis.space import Square
-from reference.thesis.tree import identifier
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.thesis.config import ThesisConfig, config_of
+from pubsub_spec.reference.thesis.points import stored_points
+from pubsub_spec.reference.thesis.space import Square
+from pubsub_spec.reference.thesis.tree import identifier
 
 EXACT = float(2**53)  # numbers beyond this are not exact in float64
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from reference.kyra.hac import can_merge, diameter
+from pubsub_spec.reference.kyra.hac import can_merge, diameter
 
 Distance = Callable[[str, str], float]
 

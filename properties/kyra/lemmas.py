@@ -7,7 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from properties.z3typed import T, Verdict, all_of, any_of, boolean, ite, prove, real, var
+from pubsub_spec.properties.z3typed import (
+    T,
+    Verdict,
+    all_of,
+    any_of,
+    boolean,
+    ite,
+    prove,
+    real,
+    var,
+)
 
 Contains = Callable[[T, T, T, T], T]  # (lo, hi, closed, x) -> x in zone
 Overlap = Callable[[T, T, T, T], T]  # (z_lo, z_hi, y_lo, y_hi) -> server joins tree

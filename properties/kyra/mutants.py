@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from reference.common.model import Subscription
-from reference.common.ops import Trace
-from reference.kyra.filters import Filter, RoutingTable
-from reference.kyra.hac import Distance, cluster_server_cliques
-from reference.kyra.messages import SubMove
-from reference.kyra.siena import SienaSystem
-from reference.kyra.system import KyraSystem
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.kyra.filters import Filter, RoutingTable
+from pubsub_spec.reference.kyra.hac import Distance, cluster_server_cliques
+from pubsub_spec.reference.kyra.messages import SubMove
+from pubsub_spec.reference.kyra.siena import SienaSystem
+from pubsub_spec.reference.kyra.system import KyraSystem
 
 
 def single_linkage_hac(

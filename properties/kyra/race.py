@@ -13,10 +13,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Timing, Trace
-from reference.sim.run import Comparison, run_and_compare
-from reference.sim.system import System
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Timing, Trace
+from pubsub_spec.reference.sim.run import Comparison, run_and_compare
+from pubsub_spec.reference.sim.system import System
 
 RACE_SCHEMA = Schema("race", (Attribute("x", "int", 0, 99), Attribute("y", "float", 0.0, 1.0)))
 

@@ -10,17 +10,17 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from properties.checks import CheckResult
-from properties.kyra.checks import check_cliques, check_tree
-from properties.kyra.mutants import (
+from pubsub_spec.properties.checks import CheckResult
+from pubsub_spec.properties.kyra.checks import check_cliques, check_tree
+from pubsub_spec.properties.kyra.mutants import (
     cyclic_tree,
     early_exit_hac,
     no_size_check_hac,
     single_linkage_hac,
     star_tree,
 )
-from reference.kyra.hac import cluster_server_cliques
-from reference.kyra.trees import minimum_spanning_tree
+from pubsub_spec.reference.kyra.hac import cluster_server_cliques
+from pubsub_spec.reference.kyra.trees import minimum_spanning_tree
 
 LABEL = "Kyra: cliques (HAC) and routing trees (MST)"
 Distance = Callable[[str, str], float]

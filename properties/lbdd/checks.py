@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from hypothesis import strategies as st
 
-from reference.lbdd.algorithms import bucket_no, digest, disseminate, targets
+from pubsub_spec.reference.lbdd.algorithms import bucket_no, digest, disseminate, targets
 
 address_sets = st.lists(
     st.tuples(*[st.integers(1, 254)] * 4).map(lambda t: ".".join(map(str, t))),

@@ -27,8 +27,8 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from properties.tracecheck import TlaValue, Validation, sequence_module, validate
-from reference.lbdd.algorithms import (
+from pubsub_spec.properties.tracecheck import TlaValue, Validation, sequence_module, validate
+from pubsub_spec.reference.lbdd.algorithms import (
     Churn,
     TargetRule,
     digest,
@@ -218,7 +218,7 @@ def subtraction_targets(me: str, source: str, view: Iterable[str]) -> tuple[str,
     |digest_i - digest_j| instead of XOR (LBDD §3.2). Buckets still climb and slices still
     partition, so every live node receives exactly once with agreeing views: only the shape of
     the tree (its cost) differs from the paper's."""
-    from reference.lbdd.algorithms import LocalBuckets
+    from pubsub_spec.reference.lbdd.algorithms import LocalBuckets
 
     def bucket(n: str) -> int:
         return 0 if n == source else max(1, abs(digest(n) - digest(source)).bit_length())

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
-from conformance.generators import GENERATORS
-from properties.checks import CheckResult
-from properties.octopia.checks import (
+from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.properties.checks import CheckResult
+from pubsub_spec.properties.octopia.checks import (
     civ_violations,
     delivery_violations,
     partition_violations,
@@ -25,20 +25,20 @@ from properties.octopia.checks import (
     strong_product_mutant,
     subgrouping_violations,
 )
-from properties.octopia.mutants import (
+from pubsub_spec.properties.octopia.mutants import (
     NoAfpPrtCheck,
     NoCibSet,
     ShortBroadcast,
     WrongCibBit,
     octopia_factory,
 )
-from reference.common.model import Attribute, Predicate, Schema, Subscription
-from reference.common.ops import Trace
-from reference.octopia.advertisements import Advertisement
-from reference.octopia.config import OctopiaConfig
-from reference.octopia.scot import AcyclicFactor, Scot, path_factor
-from reference.octopia.subscriptions import subgroups
-from reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.common.model import Attribute, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.advertisements import Advertisement
+from pubsub_spec.reference.octopia.config import OctopiaConfig
+from pubsub_spec.reference.octopia.scot import AcyclicFactor, Scot, path_factor
+from pubsub_spec.reference.octopia.subscriptions import subgroups
+from pubsub_spec.reference.octopia.system import OctopiaSystem
 
 SCOT_INV = "OctopiA: SCOT product graph (seed 002)"
 CIV_INV = "OctopiA: CIV correctness (seed 002)"

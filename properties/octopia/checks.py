@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import combinations
 from typing import Any
 
-from reference.common.model import Subscription
-from reference.common.ops import Trace
-from reference.octopia.advertisements import overlaps
-from reference.octopia.civ import has
-from reference.octopia.scot import (
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.advertisements import overlaps
+from pubsub_spec.reference.octopia.civ import has
+from pubsub_spec.reference.octopia.scot import (
     Broker,
     Scot,
     alink_count_formula,
@@ -25,9 +25,9 @@ from reference.octopia.scot import (
     product_connectivity,
     vertex_connectivity,
 )
-from reference.octopia.system import OctopiaSystem
-from reference.sim.run import run_and_compare
-from reference.sim.system import System
+from pubsub_spec.reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.sim.run import run_and_compare
+from pubsub_spec.reference.sim.system import System
 
 
 def scot_violations(

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from reference.common.model import Event, Subscription
-from reference.common.ops import Trace
-from reference.octopia.civ import bit, civ_of
-from reference.octopia.config import config_of
-from reference.octopia.routing import Copy
-from reference.octopia.scot import Broker
-from reference.octopia.subscriptions import SrtEntry
-from reference.octopia.system import OctopiaSystem
-from reference.octopia.tid import TidSystem
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.civ import bit, civ_of
+from pubsub_spec.reference.octopia.config import config_of
+from pubsub_spec.reference.octopia.routing import Copy
+from pubsub_spec.reference.octopia.scot import Broker
+from pubsub_spec.reference.octopia.subscriptions import SrtEntry
+from pubsub_spec.reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.octopia.tid import TidSystem
 
 
 class WrongCibBit(OctopiaSystem):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import random
 
-from reference.common.model import Attribute, Event, Predicate, Schema, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Timing, Trace, Unsubscribe
-from reference.octopia.config import OctopiaConfig
-from reference.octopia.scot import path_factor
+from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Timing, Trace, Unsubscribe
+from pubsub_spec.reference.octopia.config import OctopiaConfig
+from pubsub_spec.reference.octopia.scot import path_factor
 
 STOCK = Schema(
     "stock",

@@ -17,13 +17,13 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
-from properties.checks import CheckResult
-from properties.tam.mutants import NoRepair, NoSeenList
-from properties.thesis.strategies import workloads
-from reference.common.ops import Trace
-from reference.sim.run import run_and_compare
-from reference.tam.config import BASIC_SECTION, SECTION, TamConfig
-from reference.tam.info import TAM, TAM_BASIC
+from pubsub_spec.properties.checks import CheckResult
+from pubsub_spec.properties.tam.mutants import NoRepair, NoSeenList
+from pubsub_spec.properties.thesis.strategies import workloads
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.run import run_and_compare
+from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, TamConfig
+from pubsub_spec.reference.tam.info import TAM, TAM_BASIC
 
 TAM_INV = "Tam: exactly once against the oracle (seed 004)"
 

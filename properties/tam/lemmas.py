@@ -14,8 +14,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from properties.lemmas import LemmaResult, Sort, between, check
-from properties.z3typed import T, all_of, any_of, integer, ite, var
+from pubsub_spec.properties.lemmas import LemmaResult, Sort, between, check
+from pubsub_spec.properties.z3typed import T, all_of, any_of, integer, ite, var
 
 PARTITION = "tam interval partition and cover"
 COMPLETE = "tam digest/key completeness"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reference.common.model import MatchMode, Schema
-from reference.tam.config import TamConfig
-from reference.tam.system import TamSystem
+from pubsub_spec.reference.common.model import MatchMode, Schema
+from pubsub_spec.reference.tam.config import TamConfig
+from pubsub_spec.reference.tam.system import TamSystem
 
 
 class NoRepair(TamSystem):

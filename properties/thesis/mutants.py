@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reference.common.model import Subscription
-from reference.thesis.cutoff import Segment
-from reference.thesis.messages import LeafUpdate, ProbePub, ProbeSub, TransferSub
-from reference.thesis.system import Peer, TwoDTreeSystem
-from reference.thesis.tree import StoredPoint, TreeNode
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.thesis.cutoff import Segment
+from pubsub_spec.reference.thesis.messages import LeafUpdate, ProbePub, ProbeSub, TransferSub
+from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
+from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode
 
 
 class ThesisAsWrittenSplit(TwoDTreeSystem):

@@ -17,9 +17,9 @@ from collections import Counter
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from properties.thesis.strategies import CUTOFF, CUTOFF_H, SCHEMA_S, SCHEMA_T, values
-from reference.common.model import Event, Predicate, Subscription
-from reference.common.ops import (
+from pubsub_spec.properties.thesis.strategies import CUTOFF, CUTOFF_H, SCHEMA_S, SCHEMA_T, values
+from pubsub_spec.reference.common.model import Event, Predicate, Subscription
+from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
     Leave,
@@ -30,11 +30,11 @@ from reference.common.ops import (
     Trace,
     Unsubscribe,
 )
-from reference.common.oracle import expected_deliveries
-from reference.sim.run import Driver
-from reference.thesis.config import SECTION, ThesisConfig
-from reference.thesis.lnrt import is_partition
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.sim.run import Driver
+from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
+from pubsub_spec.reference.thesis.lnrt import is_partition
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 SCHEMAS = (SCHEMA_S, SCHEMA_T)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from hypothesis import strategies as st
 
-from reference.common.model import (
+from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
     MatchMode,
@@ -18,7 +18,7 @@ from reference.common.model import (
     Schema,
     Subscription,
 )
-from reference.common.ops import (
+from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
     Leave,
@@ -29,7 +29,7 @@ from reference.common.ops import (
     Trace,
     Unsubscribe,
 )
-from reference.thesis.config import SECTION, ThesisConfig
+from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
 
 SCHEMA_S = Schema("s", (Attribute("a", "float", 0.0, 100.0), Attribute("b", "int", 0, 64)))
 SCHEMA_T = Schema("t", (Attribute("x", "float", -1.0, 1.0),))

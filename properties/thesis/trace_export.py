@@ -37,13 +37,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from properties.tracecheck import TlaValue, Validation, tla_literal, validate
-from reference.common.model import Event, Number, qualified
-from reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
-from reference.thesis.messages import EventDelivery
-from reference.thesis.run import run_trace
-from reference.thesis.system import Peer, TwoDTreeSystem
-from reference.thesis.tree import StoredPoint, TreeNode
+from pubsub_spec.properties.tracecheck import TlaValue, Validation, tla_literal, validate
+from pubsub_spec.reference.common.model import Event, Number, qualified
+from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.thesis.messages import EventDelivery
+from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
+from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode
 
 MAX_SCALED = 4096
 
@@ -93,7 +93,7 @@ class HEqualsCutoff(TraceValidatedSystem):
     nothing; the spec's Init (h in 1..c-1) rejects the stored points."""
 
     def _stored_points(self, sub: object, seq: int) -> tuple[StoredPoint, ...]:
-        from reference.thesis.points import stored_points
+        from pubsub_spec.reference.thesis.points import stored_points
 
         cfg = replace(self.config, cutoff_h=self.config.cutoff)
         return stored_points(sub, seq, self.seed, cfg, self.attrs, self.squares)  # type: ignore[arg-type]
@@ -306,7 +306,7 @@ def validate_cutoff(
 
 def oracle_agrees(trace: Trace, system_class: type[TwoDTreeSystem]) -> bool:
     """The delivery oracle alone: the run's deliveries are exactly the expected ones."""
-    from reference.thesis.run import run_and_compare
+    from pubsub_spec.reference.thesis.run import run_and_compare
 
     _, comparison = run_and_compare(trace, system_class=system_class)
     return comparison.agree
@@ -319,9 +319,9 @@ def cutoff_race_trace(seed: int) -> Trace:
     Every draw from `random.Random(f"{seed}:tv-cutoff-race")`."""
     import random
 
-    from reference.common.model import Attribute, Predicate, Schema, Subscription
-    from reference.common.ops import Op, Timing
-    from reference.thesis.config import SECTION, ThesisConfig
+    from pubsub_spec.reference.common.model import Attribute, Predicate, Schema, Subscription
+    from pubsub_spec.reference.common.ops import Op, Timing
+    from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
 
     rng = random.Random(f"{seed}:tv-cutoff-race")
     schema = Schema("s", (Attribute("b", "int", 0, 64), Attribute("k", "int", 0, 3)))

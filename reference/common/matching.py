@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from reference.common.model import Event, MatchMode, Subscription
+from pubsub_spec.reference.common.model import Event, MatchMode, Subscription
 
 
 def matches(sub: Subscription, event: Event, mode: MatchMode = "strict") -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from reference.common.errors import InputError
+from pubsub_spec.reference.common.errors import InputError
 
 Number = int | float
 AttrType = Literal["int", "float"]

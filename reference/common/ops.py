@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from reference.common.errors import InputError
-from reference.common.model import (
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import (
     MATCH_MODES,
     Event,
     MatchMode,

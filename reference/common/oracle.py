@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.common.matching import matches
-from reference.common.model import Subscription
-from reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 
 
 @dataclass(frozen=True, order=True)

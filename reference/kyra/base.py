@@ -17,15 +17,15 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reference.common.matching import matches
-from reference.common.model import Event, MatchMode, Schema, Subscription
-from reference.common.ops import Trace, initial_node_names
-from reference.common.oracle import Delivery
-from reference.kyra.config import KyraConfig, config_of
-from reference.kyra.messages import Message, size_of, type_of
-from reference.sim.latency import LatencyModel
-from reference.sim.metrics import Metrics
-from reference.sim.system import System
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
+from pubsub_spec.reference.common.ops import Trace, initial_node_names
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.kyra.config import KyraConfig, config_of
+from pubsub_spec.reference.kyra.messages import Message, size_of, type_of
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.system import System
 
 
 class ClusteredLatency(LatencyModel):

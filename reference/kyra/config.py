@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.common.errors import InputError
-from reference.common.model import Attribute, Schema
-from reference.common.ops import Trace
-from reference.sim.system import ConfigCodec
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Attribute, Schema
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.system import ConfigCodec
 
 
 @dataclass(frozen=True)

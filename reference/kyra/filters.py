@@ -20,9 +20,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reference.common.matching import matches
-from reference.common.model import Attribute, Event, MatchMode, Number, Subscription
-from reference.kyra.zones import Zone
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Number, Subscription
+from pubsub_spec.reference.kyra.zones import Zone
 
 
 def event_key(event: Event, attr: Attribute) -> Number:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from reference.kyra.config import KyraCodec
-from reference.kyra.mcgroups import McGroupsSystem
-from reference.kyra.messages import KYRA_TYPES, MCGROUPS_TYPES, SIENA_TYPES
-from reference.kyra.siena import SienaSystem
-from reference.kyra.system import KyraSystem
-from reference.sim.system import LENIENT, MULTI_SCHEMA, STRICT, SystemInfo, Variant
+from pubsub_spec.reference.kyra.config import KyraCodec
+from pubsub_spec.reference.kyra.mcgroups import McGroupsSystem
+from pubsub_spec.reference.kyra.messages import KYRA_TYPES, MCGROUPS_TYPES, SIENA_TYPES
+from pubsub_spec.reference.kyra.siena import SienaSystem
+from pubsub_spec.reference.kyra.system import KyraSystem
+from pubsub_spec.reference.sim.system import LENIENT, MULTI_SCHEMA, STRICT, SystemInfo, Variant
 
 PAPER = (
     "Cao & Singh, Efficient Event Routing in Content-based Pub-Sub Service Networks, "

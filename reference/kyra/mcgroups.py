@@ -27,13 +27,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from reference.common.model import Event, Schema, Subscription
-from reference.common.ops import Subscribe, Trace
-from reference.kyra.base import BrokerSystem
-from reference.kyra.filters import event_key, extent
-from reference.kyra.messages import EventMulticast, EventToGroup, GroupJoin, Message
-from reference.kyra.trees import adjacency, minimum_spanning_tree
-from reference.kyra.zones import Zone, equal_width, zone_index
+from pubsub_spec.reference.common.model import Event, Schema, Subscription
+from pubsub_spec.reference.common.ops import Subscribe, Trace
+from pubsub_spec.reference.kyra.base import BrokerSystem
+from pubsub_spec.reference.kyra.filters import event_key, extent
+from pubsub_spec.reference.kyra.messages import EventMulticast, EventToGroup, GroupJoin, Message
+from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
+from pubsub_spec.reference.kyra.zones import Zone, equal_width, zone_index
 
 
 def forgy_kmeans(

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.common.model import Event, Subscription
-from reference.kyra.filters import Filter
-from reference.sim.metrics import MessageType
-from reference.thesis.messages import HEADER, ID, event_size, sub_size
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.kyra.filters import Filter
+from pubsub_spec.reference.sim.metrics import MessageType
+from pubsub_spec.reference.thesis.messages import HEADER, ID, event_size, sub_size
 
 KYRA_TYPES: tuple[MessageType, ...] = (
     MessageType("SubMove", "original server -> proxy in its clique (§III, subscription movement)"),

@@ -15,12 +15,12 @@ it is reached because every hop toward it holds the subscription's filter.
 
 from __future__ import annotations
 
-from reference.common.model import Event, Subscription
-from reference.common.ops import Trace
-from reference.kyra.base import BrokerSystem
-from reference.kyra.filters import Filter, RoutingTable, event_key, extent
-from reference.kyra.messages import EventRoute, Message, SubPropagate
-from reference.kyra.trees import adjacency, minimum_spanning_tree
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.kyra.base import BrokerSystem
+from pubsub_spec.reference.kyra.filters import Filter, RoutingTable, event_key, extent
+from pubsub_spec.reference.kyra.messages import EventRoute, Message, SubPropagate
+from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
 
 
 class SienaSystem(BrokerSystem):

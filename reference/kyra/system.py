@@ -28,14 +28,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from reference.common.model import Event, Number, Schema, Subscription
-from reference.common.ops import Trace
-from reference.kyra.base import BrokerSystem, group_by_subscriber
-from reference.kyra.filters import Filter, RoutingTable, event_key, extent, restrict
-from reference.kyra.hac import cluster_server_cliques
-from reference.kyra.messages import EventRoute, EventToZone, Message, Notify, SubMove, SubPropagate
-from reference.kyra.trees import adjacency, minimum_spanning_tree
-from reference.kyra.zones import Zone, equal_width, zone_index
+from pubsub_spec.reference.common.model import Event, Number, Schema, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.kyra.base import BrokerSystem, group_by_subscriber
+from pubsub_spec.reference.kyra.filters import Filter, RoutingTable, event_key, extent, restrict
+from pubsub_spec.reference.kyra.hac import cluster_server_cliques
+from pubsub_spec.reference.kyra.messages import (
+    EventRoute,
+    EventToZone,
+    Message,
+    Notify,
+    SubMove,
+    SubPropagate,
+)
+from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
+from pubsub_spec.reference.kyra.zones import Zone, equal_width, zone_index
 
 
 @dataclass(frozen=True)

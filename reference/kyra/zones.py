@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from reference.common.model import Attribute, Number
+from pubsub_spec.reference.common.model import Attribute, Number
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from reference.common.model import Event, Number, Predicate, Subscription
-from reference.common.ops import Publish, Trace
+from pubsub_spec.reference.common.model import Event, Number, Predicate, Subscription
+from pubsub_spec.reference.common.ops import Publish, Trace
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from reference.common.errors import InputError
-from reference.common.model import Schema
-from reference.common.ops import Trace
-from reference.octopia.scot import AcyclicFactor, Broker, fig10_factor
-from reference.sim.system import ConfigCodec
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Schema
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.scot import AcyclicFactor, Broker, fig10_factor
+from pubsub_spec.reference.sim.system import ConfigCodec
 
 OverloadRule = Literal["product", "both"]
 OVERLOAD_RULES: tuple[OverloadRule, ...] = ("product", "both")

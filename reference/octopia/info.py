@@ -3,12 +3,12 @@ features, message types, one conformance built-in each, and their trace-header s
 
 from __future__ import annotations
 
-from reference.common.ops import Trace
-from reference.octopia.config import OctopiaCodec
-from reference.octopia.messages import OCTOPIA_MESSAGE_TYPES, TID_MESSAGE_TYPES
-from reference.octopia.system import OctopiaSystem
-from reference.octopia.tid import TidSystem
-from reference.sim.system import (
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.config import OctopiaCodec
+from pubsub_spec.reference.octopia.messages import OCTOPIA_MESSAGE_TYPES, TID_MESSAGE_TYPES
+from pubsub_spec.reference.octopia.system import OctopiaSystem
+from pubsub_spec.reference.octopia.tid import TidSystem
+from pubsub_spec.reference.sim.system import (
     ADVERTISEMENTS,
     CHURN,
     LENIENT,

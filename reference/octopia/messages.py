@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.common.model import Event, Subscription
-from reference.octopia.advertisements import Advertisement
-from reference.octopia.scot import Broker
-from reference.sim.metrics import MessageType
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.octopia.advertisements import Advertisement
+from pubsub_spec.reference.octopia.scot import Broker
+from pubsub_spec.reference.sim.metrics import MessageType
 
 HEADER = 48
 ID = 20

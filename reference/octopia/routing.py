@@ -13,9 +13,9 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reference.octopia.civ import civ_of
-from reference.octopia.config import OverloadRule
-from reference.octopia.scot import Broker
+from pubsub_spec.reference.octopia.civ import civ_of
+from pubsub_spec.reference.octopia.config import OverloadRule
+from pubsub_spec.reference.octopia.scot import Broker
 
 
 @dataclass(frozen=True)

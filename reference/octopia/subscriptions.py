@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from reference.common.model import Subscription
-from reference.octopia.advertisements import Advertisement, overlaps
-from reference.octopia.scot import Broker
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.octopia.advertisements import Advertisement, overlaps
+from pubsub_spec.reference.octopia.scot import Broker
 
 
 def subgroups(

@@ -16,19 +16,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reference.common.matching import matches
-from reference.common.model import Event, MatchMode, Subscription
-from reference.common.ops import Advertise, Op, Trace, Unadvertise, has_advertisements
-from reference.common.oracle import Delivery
-from reference.octopia.advertisements import (
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Event, MatchMode, Subscription
+from pubsub_spec.reference.common.ops import Advertise, Op, Trace, Unadvertise, has_advertisements
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.octopia.advertisements import (
     Advertisement,
     conforms,
     implicit_advertisements,
     overlaps,
 )
-from reference.octopia.civ import bit, bits
-from reference.octopia.config import OctopiaConfig, config_of
-from reference.octopia.messages import (
+from pubsub_spec.reference.octopia.civ import bit, bits
+from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of
+from pubsub_spec.reference.octopia.messages import (
     TYPE_OF,
     Adv,
     CibSet,
@@ -39,12 +39,19 @@ from reference.octopia.messages import (
     Unsub,
     size_of,
 )
-from reference.octopia.routing import FREE, Copy, IdrDecision, OutputQueue, idr_copies, snr_copies
-from reference.octopia.scot import Broker, Scot, broker_name
-from reference.octopia.subscriptions import SrtEntry, cib_set_targets
-from reference.sim.latency import LatencyModel
-from reference.sim.metrics import Metrics
-from reference.sim.system import System
+from pubsub_spec.reference.octopia.routing import (
+    FREE,
+    Copy,
+    IdrDecision,
+    OutputQueue,
+    idr_copies,
+    snr_copies,
+)
+from pubsub_spec.reference.octopia.scot import Broker, Scot, broker_name
+from pubsub_spec.reference.octopia.subscriptions import SrtEntry, cib_set_targets
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.system import System
 
 # A safety net for mutants only: a correct run receives each notification at most once per
 # broker (I3); further receptions are dropped and counted, so a looping mutant terminates.

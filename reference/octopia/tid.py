@@ -15,14 +15,14 @@ TID dynamic routing (switching between bound TIDs) is not specified by the seed:
 
 from __future__ import annotations
 
-from reference.common.matching import matches
-from reference.common.model import Event, Subscription
-from reference.common.ops import Trace
-from reference.octopia.advertisements import Advertisement, overlaps
-from reference.octopia.config import OctopiaConfig, config_of
-from reference.octopia.messages import Adv, Message, Notification, Sub, Unadv, Unsub
-from reference.octopia.scot import Broker
-from reference.octopia.system import BrokerNetwork, PrtEntry, SubState
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.octopia.advertisements import Advertisement, overlaps
+from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of
+from pubsub_spec.reference.octopia.messages import Adv, Message, Notification, Sub, Unadv, Unsub
+from pubsub_spec.reference.octopia.scot import Broker
+from pubsub_spec.reference.octopia.system import BrokerNetwork, PrtEntry, SubState
 
 
 class TidSrtEntry:

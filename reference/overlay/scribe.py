@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from reference.overlay.pastry import PastryRing
+from pubsub_spec.reference.overlay.pastry import PastryRing
 
 P = TypeVar("P")
 

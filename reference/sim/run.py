@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from reference.common.ops import (
+from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
     Leave,
@@ -26,9 +26,9 @@ from reference.common.ops import (
     Unsubscribe,
     validate_trace,
 )
-from reference.common.oracle import Delivery, expected_deliveries
-from reference.sim.metrics import Metrics
-from reference.sim.system import System
+from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
+from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.system import System
 
 Progress = Callable[[int, int], None]
 

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from reference.common.model import Event, Schema, Subscription
-from reference.common.ops import (
+from pubsub_spec.reference.common.model import Event, Schema, Subscription
+from pubsub_spec.reference.common.ops import (
     Advertise,
     Fail,
     Join,
@@ -30,9 +30,9 @@ from reference.common.ops import (
     Unadvertise,
     has_advertisements,
 )
-from reference.common.oracle import Delivery
-from reference.sim.engine import Engine
-from reference.sim.metrics import MessageType, Metrics
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.sim.engine import Engine
+from pubsub_spec.reference.sim.metrics import MessageType, Metrics
 
 # The features a trace may need (conformance/PROTOCOL.md, "Features"): the matching semantics
 # (thesis §3.4.1), churn (join/leave/fail, thesis §3.6) and several schemas hosted at once

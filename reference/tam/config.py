@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from reference.common.errors import InputError
-from reference.common.model import Schema
-from reference.common.ops import Trace
-from reference.sim.system import ConfigCodec
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Schema
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.system import ConfigCodec
 
 IndexPolicy = Literal["first", "fewest-keys", "all"]
 INDEX_POLICIES: tuple[IndexPolicy, ...] = ("first", "fewest-keys", "all")

@@ -9,11 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from reference.common.ops import Trace
-from reference.sim.system import CHURN, MULTI_SCHEMA, STRICT, SystemInfo, Variant
-from reference.tam.config import BASIC_SECTION, SECTION, IndexPolicy, TamCodec, config_of
-from reference.tam.messages import BASIC_TYPES, SCRIBE_TYPES
-from reference.tam.system import TamBasicSystem, TamSystem
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.system import CHURN, MULTI_SCHEMA, STRICT, SystemInfo, Variant
+from pubsub_spec.reference.tam.config import (
+    BASIC_SECTION,
+    SECTION,
+    IndexPolicy,
+    TamCodec,
+    config_of,
+)
+from pubsub_spec.reference.tam.messages import BASIC_TYPES, SCRIBE_TYPES
+from pubsub_spec.reference.tam.system import TamBasicSystem, TamSystem
 
 FEATURES = frozenset({STRICT, MULTI_SCHEMA, CHURN})
 PAPER = "Tam, Azimi, Jacobsen, DBISP2P 2003, LNCS 2944 (seed 004)"

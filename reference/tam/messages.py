@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.common.model import Event, Subscription
-from reference.overlay.scribe import HEADER, ID
-from reference.sim.metrics import MessageType as Declared
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.overlay.scribe import HEADER, ID
+from pubsub_spec.reference.sim.metrics import MessageType as Declared
 
 
 def sub_size(s: Subscription) -> int:

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Self
 
-from reference.common.matching import matches
-from reference.common.model import Event, MatchMode, Schema, Subscription
-from reference.common.ops import Subscribe, Trace, initial_node_names, op_where
-from reference.common.oracle import Delivery
-from reference.overlay.pastry import PastryRing, sha1_id
-from reference.overlay.scribe import (
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
+from pubsub_spec.reference.common.ops import Subscribe, Trace, initial_node_names, op_where
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.overlay.scribe import (
     Scribe,
     ScribeHost,
     ScribeMessage,
@@ -32,11 +32,11 @@ from reference.overlay.scribe import (
     message_name,
     message_size,
 )
-from reference.sim.latency import LatencyModel
-from reference.sim.metrics import Metrics
-from reference.sim.system import System
-from reference.tam.config import BASIC_SECTION, SECTION, TamConfig, config_of
-from reference.tam.messages import (
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, TamConfig, config_of
+from pubsub_spec.reference.tam.messages import (
     BASIC_NAMES,
     BasicMessage,
     TamNotify,
@@ -47,7 +47,7 @@ from reference.tam.messages import (
     basic_size,
     event_size,
 )
-from reference.tam.tables import Table
+from pubsub_spec.reference.tam.tables import Table
 
 
 @dataclass

@@ -17,10 +17,17 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reference.common.errors import InputError
-from reference.common.model import Attribute, Event, Number, Schema, Subscription, qualified
-from reference.overlay.pastry import sha1_id
-from reference.tam.config import IndexPolicy, TamConfig
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    Number,
+    Schema,
+    Subscription,
+    qualified,
+)
+from pubsub_spec.reference.overlay.pastry import sha1_id
+from pubsub_spec.reference.tam.config import IndexPolicy, TamConfig
 
 Index = tuple[str, ...]
 

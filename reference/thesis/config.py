@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from reference.common.errors import InputError
-from reference.common.model import Schema
-from reference.common.ops import Trace
-from reference.sim.system import ConfigCodec
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.model import Schema
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.system import ConfigCodec
 
 DeliveryStrategy = Literal["unicast", "multicast", "lbdd"]
 # The first release's `delivery` values, one per conformance built-in (info.py): each chose the

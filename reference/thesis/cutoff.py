@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reference.common.model import AttrType, Number
+from pubsub_spec.reference.common.model import AttrType, Number
 
 
 @dataclass(frozen=True)

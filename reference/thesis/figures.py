@@ -31,15 +31,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reference.common.matching import matches
-from reference.common.model import Event, MatchMode, Schema, Subscription
-from reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
-from reference.common.oracle import Delivery
-from reference.sim.latency import LatencyModel
-from reference.sim.run import Progress, run_trace
-from reference.thesis.config import ThesisConfig, thesis_preset, with_config
-from reference.thesis.system import TwoDTreeSystem
-from reference.thesis.workload import thesis_trace
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
+from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.sim.run import Progress, run_trace
+from pubsub_spec.reference.thesis.config import ThesisConfig, thesis_preset, with_config
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.workload import thesis_trace
 
 INSTALL_TYPES = ("ProbeSub", "InsertSub", "LeafUpdate", "TransferSub")  # Fig. 4.2 (§4.3.1)
 PUBLISH_TYPES = ("ProbePubMulticast", "ProbePub", "EventDelivery")  # Fig. 4.4 (§4.3.2)

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reference.common.ops import Trace
-from reference.sim.system import FEATURES, OPTIONAL_FEATURES, SystemInfo, Variant
-from reference.thesis.config import (
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.system import FEATURES, OPTIONAL_FEATURES, SystemInfo, Variant
+from pubsub_spec.reference.thesis.config import (
     DELIVERY_STRATEGIES,
     DeliveryStrategy,
     ThesisCodec,
     config_of,
     with_config,
 )
-from reference.thesis.messages import MESSAGE_TYPES
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.messages import MESSAGE_TYPES
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 # The built-in names of the delivery strategies (kept from the first conformance release).
 BUILTIN_OF: dict[DeliveryStrategy, str] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from reference.thesis.space import TargetArea
+from pubsub_spec.reference.thesis.space import TargetArea
 
 
 def is_partition(owner: str, records: Iterable[str]) -> bool:

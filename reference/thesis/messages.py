@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from reference.common.model import Event, Subscription
-from reference.sim.metrics import MessageType as Declared
-from reference.thesis.tree import StoredPoint
+from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.sim.metrics import MessageType as Declared
+from pubsub_spec.reference.thesis.tree import StoredPoint
 
 MessageType = Literal[
     "ProbeSub",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.metrics import Metrics
 
 
 @dataclass

@@ -17,11 +17,11 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 
-from reference.common.model import Attribute, Predicate, Subscription, qualified
-from reference.thesis.config import ThesisConfig
-from reference.thesis.cutoff import choose_h, segments
-from reference.thesis.space import Square
-from reference.thesis.tree import StoredPoint
+from pubsub_spec.reference.common.model import Attribute, Predicate, Subscription, qualified
+from pubsub_spec.reference.thesis.config import ThesisConfig
+from pubsub_spec.reference.thesis.cutoff import choose_h, segments
+from pubsub_spec.reference.thesis.space import Square
+from pubsub_spec.reference.thesis.tree import StoredPoint
 
 
 def points_rng(seed: int, sub_id: str, seq: int) -> random.Random:

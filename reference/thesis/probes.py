@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from reference.thesis.space import TargetArea
+from pubsub_spec.reference.thesis.space import TargetArea
 
 
 def random_leaf_level(rng: random.Random, max_level: int) -> int:

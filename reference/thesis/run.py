@@ -3,11 +3,11 @@ its mutants, properties/thesis/mutants.py) as the system."""
 
 from __future__ import annotations
 
-from reference.common.ops import Trace
-from reference.sim.run import Comparison, Progress, RunResult
-from reference.sim.run import run_and_compare as _run_and_compare
-from reference.sim.run import run_trace as _run_trace
-from reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.run import Comparison, Progress, RunResult
+from pubsub_spec.reference.sim.run import run_and_compare as _run_and_compare
+from pubsub_spec.reference.sim.run import run_trace as _run_trace
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 
 def run_trace(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reference.common.model import Attribute, Number
+from pubsub_spec.reference.common.model import Attribute, Number
 
 
 def axis_bits(max_depth: int) -> int:

@@ -15,16 +15,23 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from reference.common.matching import matches
-from reference.common.model import Attribute, Event, MatchMode, Schema, Subscription, qualified
-from reference.common.ops import Trace, initial_node_names
-from reference.common.oracle import Delivery
-from reference.overlay.pastry import PastryRing, sha1_id
-from reference.sim.latency import LatencyModel
-from reference.sim.system import System
-from reference.thesis.config import ThesisConfig, config_of
-from reference.thesis.lnrt import LeafNodeRoutingTable
-from reference.thesis.messages import (
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    MatchMode,
+    Schema,
+    Subscription,
+    qualified,
+)
+from pubsub_spec.reference.common.ops import Trace, initial_node_names
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.thesis.config import ThesisConfig, config_of
+from pubsub_spec.reference.thesis.lnrt import LeafNodeRoutingTable
+from pubsub_spec.reference.thesis.messages import (
     TYPE_OF,
     EventDelivery,
     InsertSub,
@@ -36,11 +43,11 @@ from reference.thesis.messages import (
     TransferSub,
     size_of,
 )
-from reference.thesis.metrics import TreeMetrics
-from reference.thesis.points import stored_points
-from reference.thesis.probes import jump_back, random_leaf_level, rnd_region_probe
-from reference.thesis.space import Square, TargetArea, target_area
-from reference.thesis.tree import StoredPoint, TreeNode, identifier
+from pubsub_spec.reference.thesis.metrics import TreeMetrics
+from pubsub_spec.reference.thesis.points import stored_points
+from pubsub_spec.reference.thesis.probes import jump_back, random_leaf_level, rnd_region_probe
+from pubsub_spec.reference.thesis.space import Square, TargetArea, target_area
+from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode, identifier
 
 
 @dataclass
@@ -539,7 +546,7 @@ class TwoDTreeSystem(System[Item]):
             self.send_direct(peer, nxt, replace(msg, targets=tuple(groups[nxt])))
 
     def _lbdd_tree(self, source: str, members: list[str]) -> dict[str, list[str]]:
-        from reference.lbdd.algorithms import build_tree
+        from pubsub_spec.reference.lbdd.algorithms import build_tree
 
         key = (source, tuple(sorted(members)))
         tree = self._lbdd_cache.get(key)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference.common.model import Subscription
-from reference.thesis.cutoff import Segment
-from reference.thesis.lnrt import LeafNodeRoutingTable
+from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.thesis.cutoff import Segment
+from pubsub_spec.reference.thesis.lnrt import LeafNodeRoutingTable
 
 
 def identifier(qattr: str, bits: str) -> str:

@@ -18,9 +18,16 @@ import math
 import random
 from dataclasses import dataclass
 
-from reference.common.model import Attribute, Event, MatchMode, Predicate, Schema, Subscription
-from reference.common.ops import Op, Publish, Subscribe, Trace
-from reference.thesis.config import SECTION, ThesisConfig
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    MatchMode,
+    Predicate,
+    Schema,
+    Subscription,
+)
+from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
+from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
 
 SIZE_CLASSES = 100
 
