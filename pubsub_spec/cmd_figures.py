@@ -1,6 +1,7 @@
 """`pubsub-spec figures`: thesis Chapter 4 figure by figure (Figs. 4.1–4.10, Table 4.5), each
 as a PNG and a CSV of its series, with the thesis' stated values beside ours, and one Markdown
-page (`index.md`) that puts them side by side with a sentence per figure.
+page (`index.md`) that puts them side by side with a sentence per figure; likewise the LBDD
+paper's Tab. 1 and Figs. 1–4 (ids LT1, L1–L4, page `lbdd.md`: pubsub_spec/figures_lbdd.py).
 
 The runs and series are `reference/thesis/figures.py`; this module only draws and writes.
 `--scale full` is the thesis' own size (Table 4.1, §4.3.3); `--scale small` keeps the shapes at a
@@ -16,7 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.figures_lbdd import write_lbdd_figures
 from pubsub_spec.progress import ProgressBar
+from pubsub_spec.reference.lbdd.figures import LBDD_FIGURE_IDS
 from pubsub_spec.reference.sim.run import Progress
 from pubsub_spec.reference.thesis.figures import (
     FIGURE_IDS,
@@ -190,13 +193,14 @@ def page(figs: list[Figure], runs: dict[str, RunStats], scale: str, secs: float)
 
 
 def run(args: argparse.Namespace) -> int:
-    only = FIGURE_IDS if not args.only else tuple(args.only.split(","))
-    unknown = [f for f in only if f not in FIGURE_IDS]
+    known = (*FIGURE_IDS, *LBDD_FIGURE_IDS)
+    chosen = known if not args.only else tuple(args.only.split(","))
+    unknown = [f for f in chosen if f not in known]
     if unknown:
-        print(
-            f"error: unknown figure ids {unknown}; known: {', '.join(FIGURE_IDS)}", file=sys.stderr
-        )
+        print(f"error: unknown figure ids {unknown}; known: {', '.join(known)}", file=sys.stderr)
         return 2
+    only = tuple(f for f in chosen if f in FIGURE_IDS)
+    lbdd_only = tuple(f for f in chosen if f in LBDD_FIGURE_IDS)
     scale = SCALES[args.scale]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -205,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     def progress(name: str) -> Progress:
         return ProgressBar(f"figures {name}", min_total=200)
 
-    figs, runs = build_figures(scale, only, progress, check=not args.no_check)
+    figs, runs = build_figures(scale, only, progress, check=not args.no_check) if only else ([], {})
     labels = [
         f"{n}\n(thesis {t})"
         for n, t in zip(scale.sweep_nodes, SCALES["full"].sweep_nodes, strict=False)
@@ -215,10 +219,14 @@ def run(args: argparse.Namespace) -> int:
         draw(fig, out / f"{name}.png", labels)
         write_csv(fig, out / f"{name}.csv")
         print(f"{fig.id}: {fig.sentence}")
+    lbdd = write_lbdd_figures(out, args.scale, lbdd_only) if lbdd_only else 0
     secs = time.monotonic() - start
-    (out / "index.md").write_text(page(figs, runs, args.scale, secs) + "\n")
+    text = page(figs, runs, args.scale, secs)
+    if lbdd:  # the LBDD paper's figures (seed 003 §4) have a page of their own
+        text += f"\n## The LBDD paper\n\nIts table and figures: [lbdd.md](lbdd.md) ({lbdd}).\n"
+    (out / "index.md").write_text(text + "\n")
     bad = [r.name for r in runs.values() if r.agree is False]
-    print(f"wrote {len(figs)} figures and {out / 'index.md'} in {secs:.0f} s")
+    print(f"wrote {len(figs) + lbdd} figures and {out / 'index.md'} in {secs:.0f} s")
     if bad:
         print(f"oracle: DISAGREE in runs {', '.join(bad)}")
         return 1
