@@ -13,6 +13,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 
+from pubsub_spec.properties.checks import NO_MISS
 from pubsub_spec.properties.tla import SPEC, tla_binary
 
 
@@ -24,6 +25,8 @@ class LiveModel:
     cfg: str
     expect: str  # "pass" or the property that must be violated
     states: int
+    # the design invariant the row belongs to (pubsub-spec check's first column)
+    invariant: str = "one-way dissemination"
 
 
 LIVENESS_MODELS = (
@@ -46,6 +49,57 @@ LIVENESS_MODELS = (
         "LiveLBDD_NoFairness.cfg",
         "EventuallyDelivered",
         0,
+    ),
+)
+
+# TwoDTree (spec/thesis/LiveTwoDTree.tla): kept apart from LIVENESS_MODELS until
+# pubsub_spec/cmd_check.py labels rows with `m.invariant` and tests/test_liveness.py accepts a
+# second property; tested in tests/test_trace_validation.py meanwhile.
+TREE_LIVENESS_MODELS = (
+    # every split eventually confirmed, weak fairness of TransferSub receipt and confirmation
+    LiveModel(
+        "LiveTwoDTree", "thesis", "LiveTwoDTree.tla", "LiveTwoDTree.cfg", "pass", 856, NO_MISS
+    ),
+    # MUTANT: no fairness: a TransferSub may stay in flight for ever
+    LiveModel(
+        "LiveTwoDTree_NoFairness",
+        "thesis",
+        "LiveTwoDTree.tla",
+        "LiveTwoDTree_NoFairness.cfg",
+        "SplitConfirmed",
+        0,
+        NO_MISS,
+    ),
+    # MUTANT: fairness of the TransferSubs only: the confirmations may stay in flight
+    LiveModel(
+        "LiveTwoDTree_NoCreatedFairness",
+        "thesis",
+        "LiveTwoDTree.tla",
+        "LiveTwoDTree_NoCreatedFairness.cfg",
+        "SplitConfirmed",
+        0,
+        NO_MISS,
+    ),
+    # every matching publication eventually delivered (and every split confirmed), weak
+    # fairness of every receipt but the LeafUpdates'
+    LiveModel(
+        "LiveTwoDTreeDelivery",
+        "thesis",
+        "LiveTwoDTree.tla",
+        "LiveTwoDTreeDelivery.cfg",
+        "pass",
+        2622,
+        NO_MISS,
+    ),
+    # MUTANT: no fairness for the probes: one may stay in flight for ever
+    LiveModel(
+        "LiveTwoDTreeDelivery_NoProbeFairness",
+        "thesis",
+        "LiveTwoDTree.tla",
+        "LiveTwoDTreeDelivery_NoProbeFairness.cfg",
+        "EventuallyDelivered",
+        0,
+        NO_MISS,
     ),
 )
 

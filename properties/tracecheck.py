@@ -99,19 +99,23 @@ def validate(
     module_text: str,
     cfg_text: str,
     expect_states: int | None = None,
+    max_depth: int | None = None,
 ) -> Validation:
     """Run tla-checker on a generated module placed beside a copy of the spec folder's modules
     (spec/<folder>/*.tla, unchanged) in a fresh temporary directory. Bounded by the recorded
     states (a finite, deterministic exploration), not by time: no wall-clock limit but the
     checker's own state limit. With `expect_states`, a run exploring another number of distinct
-    states (a record matched twice or never) is rejected too."""
+    states (a record matched twice or never) is rejected too. `max_depth` raises tla-checker's
+    trace-depth limit (100 by default) for a sequence module of more recorded states."""
     with tempfile.TemporaryDirectory(prefix="pubsub-tv-") as tmp:
         for f in (SPEC / spec_folder).glob("*.tla"):
             shutil.copy(f, tmp)
         (Path(tmp) / f"{module_name}.tla").write_text(module_text)
         (Path(tmp) / f"{module_name}.cfg").write_text(cfg_text)
+        depth = ["--max-depth", str(max_depth)] if max_depth is not None else []
+        args = [tla_binary(), f"{module_name}.tla", "--config", f"{module_name}.cfg", "--json"]
         proc = subprocess.run(
-            [tla_binary(), f"{module_name}.tla", "--config", f"{module_name}.cfg", "--json"],
+            [*args, *depth],
             cwd=tmp,
             capture_output=True,
             text=True,

@@ -182,11 +182,11 @@ def _trace_and_liveness_rows(named_models: bool) -> list[CheckResult]:
     validation = importlib.import_module("pubsub_spec.properties.trace_validation")
     liveness = importlib.import_module("pubsub_spec.properties.liveness")
     rows: list[CheckResult] = list(validation.run_trace_validation_checks())
-    for m in liveness.LIVENESS_MODELS:
+    for m in (*liveness.LIVENESS_MODELS, *liveness.TREE_LIVENESS_MODELS):
         start = time.monotonic()
         r = liveness.run_live(m)
         rows.append(
-            CheckResult("one-way dissemination", "TLA+ liveness", m.name, r.states, "states",
+            CheckResult(m.invariant, "TLA+ liveness", m.name, r.states, "states",
                         time.monotonic() - start, r.ok, r.detail)
         )  # fmt: skip
     return rows
