@@ -18,6 +18,7 @@ class Engine(Generic[T]):
         self._queue: list[tuple[float, int, T]] = []
         self._seq = 0
         self._log = hashlib.sha256()
+        self._pending: list[str] = []  # log lines not yet hashed (hashed in batches)
         self.processed = 0
 
     def schedule(self, at: float, item: T) -> None:
@@ -37,7 +38,15 @@ class Engine(Generic[T]):
         at, seq, item = heapq.heappop(self._queue)
         self.now = at
         self.processed += 1
-        self._log.update(f"{at!r}|{seq}|{handle(item)}\n".encode())
+        self._pending.append(f"{at!r}|{seq}|{handle(item)}\n")
+        if len(self._pending) >= 4096:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Hash the pending lines: hashing their concatenation equals hashing one by one."""
+        if self._pending:
+            self._log.update("".join(self._pending).encode())
+            self._pending.clear()
 
     def advance_to(self, t: float) -> None:
         if t > self.now:
@@ -45,7 +54,10 @@ class Engine(Generic[T]):
 
     def note(self, text: str) -> None:
         """Fold an external input (an op of the trace) into the log."""
-        self._log.update(f"{self.now!r}|op|{text}\n".encode())
+        self._pending.append(f"{self.now!r}|op|{text}\n")
+        if len(self._pending) >= 4096:
+            self._flush()
 
     def log_hash(self) -> str:
+        self._flush()
         return self._log.hexdigest()

@@ -6,6 +6,7 @@ the names a system declares (`reference.sim.system.MessageType`); a system's own
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -31,8 +32,22 @@ class Metrics:
         """One network hop sent by `peer` (bytes are counted at each hop's sender)."""
         self.messages[kind] += 1
         self.bytes[kind] += size
-        self.peer_bytes[(peer, kind)] += size
-        self.peer_messages[(peer, kind)] += 1
+        key = (peer, kind)
+        self.peer_bytes[key] += size
+        self.peer_messages[key] += 1
+
+    def hops(self, senders: Sequence[str], kind: str, size: int) -> None:
+        """`hop(peer, kind, size)` for each sender of a path, in one call."""
+        n = len(senders)
+        if not n:
+            return
+        self.messages[kind] += n
+        self.bytes[kind] += size * n
+        peer_bytes, peer_messages = self.peer_bytes, self.peer_messages
+        for peer in senders:
+            key = (peer, kind)
+            peer_bytes[key] += size
+            peer_messages[key] += 1
 
     def hops_per_send(self, kind: str) -> float:
         return self.messages[kind] / self.sends[kind] if self.sends[kind] else 0.0

@@ -31,12 +31,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pubsub_spec.reference.common.matching import matches
-from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
-from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
+from pubsub_spec.reference.common.model import MatchMode, Schema
+from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.run import Progress, run_trace
+from pubsub_spec.reference.sim.stream import expected_per_event
 from pubsub_spec.reference.thesis.config import ThesisConfig, thesis_preset, with_config
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 from pubsub_spec.reference.thesis.workload import thesis_trace
@@ -124,30 +124,17 @@ def _streaming(trace: Trace) -> StreamingSystem:
     return system
 
 
-def streaming_oracle(trace: Trace) -> DeliveryDigest:
-    """The oracle of reference/common/oracle.py, folded per event into a digest."""
-    active: dict[str, Subscription] = {}
+def streaming_oracle(trace: Trace, progress: Progress | None = None) -> DeliveryDigest:
+    """The oracle of reference/common/oracle.py, folded per event into a digest (computed
+    event by event by reference/sim/stream.py, vectorised where exact)."""
     out = DeliveryDigest()
-    for op in trace.ops:
-        if isinstance(op, Subscribe):
-            active[op.sub.id] = op.sub
-        elif isinstance(op, Unsubscribe):
-            active.pop(op.sub_id, None)
-        elif isinstance(op, Leave | Fail):
-            gone = {op.node} if isinstance(op, Leave) else set(op.nodes)
-            for sid in [s for s, sub in active.items() if sub.subscriber in gone]:
-                del active[sid]
-        elif isinstance(op, Publish):
-            _expected_for(op.event, active, trace.matching, out)
+    total = sum(1 for op in trace.ops if isinstance(op, Publish))
+    for done, (event_id, ids) in enumerate(expected_per_event(trace), 1):
+        for sid in ids:
+            out.add(event_id, sid)
+        if progress is not None:
+            progress(done, total)
     return out
-
-
-def _expected_for(
-    event: Event, active: dict[str, Subscription], mode: MatchMode, out: DeliveryDigest
-) -> None:
-    for sub in active.values():
-        if matches(sub, event, mode):
-            out.add(event.id, sub.id)
 
 
 @dataclass
@@ -179,14 +166,18 @@ class RunStats:
 
 
 def run_stats(
-    name: str, trace: Trace, progress: Progress | None = None, check: bool = True
+    name: str,
+    trace: Trace,
+    progress: Progress | None = None,
+    check: bool = True,
+    oracle_progress: Progress | None = None,
 ) -> RunStats:
     result = run_trace(trace, _streaming, progress)
     system = result.system
     peer_bytes: dict[str, Counter[str]] = {p.name: Counter() for p in system.peers.values()}
     for (peer, kind), size in result.metrics.peer_bytes.items():
         peer_bytes.setdefault(peer, Counter())[kind] += size
-    bad = system.digest.disagreeing(streaming_oracle(trace)) if check else []
+    bad = system.digest.disagreeing(streaming_oracle(trace, oracle_progress)) if check else []
     n_subs = sum(1 for op in trace.ops if isinstance(op, Subscribe))
     n_events = sum(1 for op in trace.ops if isinstance(op, Publish))
     return RunStats(
@@ -204,6 +195,20 @@ def run_stats(
         len(bad),
         system.metrics.jump_backs,
     )
+
+
+def _run_planned(
+    name: str,
+    scale: Scale,
+    spec: tuple[int, int, str],
+    check: bool,
+    progress: Progress | None,
+    oracle_progress: Progress | None,
+) -> RunStats:
+    """One run of `build_figures` (module-level: a worker process runs it by name)."""
+    nodes, events, config = spec
+    trace = workload(nodes, scale.subs_per_node, events, scale.seed, config)
+    return run_stats(name, trace, progress, check, oracle_progress)
 
 
 def run_config(base: ThesisConfig, run: str) -> ThesisConfig:
@@ -594,21 +599,44 @@ def build_figures(
     only: Sequence[str] = FIGURE_IDS,
     progress: Callable[[str], Progress | None] = lambda _name: None,
     check: bool = True,
+    jobs: int = 1,
 ) -> tuple[list[Figure], dict[str, RunStats]]:
-    """Run what the figures in `only` need and compute them."""
-    runs: dict[str, RunStats] = {}
+    """Run what the figures in `only` need and compute them; with jobs > 1 the independent
+    runs go to that many worker processes (the figures are the same: each run is a pure
+    function of its workload)."""
     need = needed_runs(only)
+    plan: dict[str, tuple[int, int, str]] = {}  # run name -> (nodes, events, configuration)
     for name in ("thesis", "unicast-probes", "no-cutoff"):
         if name in need:
-            trace = workload(scale.nodes, scale.subs_per_node, scale.events, scale.seed, name)
-            runs[name] = run_stats(name, trace, progress(name), check)
-    sweep: list[RunStats] = []
-    if "sweep" in need:
-        for n in scale.sweep_nodes:
-            key = f"sweep-{n}"
-            trace = workload(n, scale.subs_per_node, scale.sweep_events, scale.seed, "thesis")
-            runs[key] = run_stats(key, trace, progress(key), check)
-            sweep.append(runs[key])
+            plan[name] = (scale.nodes, scale.events, name)
+    sweep_keys = [f"sweep-{n}" for n in scale.sweep_nodes] if "sweep" in need else []
+    same: dict[str, str] = {}  # a sweep point with the `thesis` run's workload reuses it
+    for n, key in zip(scale.sweep_nodes, sweep_keys, strict=False):
+        if "thesis" in plan and (n, scale.sweep_events) == (scale.nodes, scale.events):
+            same[key] = "thesis"
+        else:
+            plan[key] = (n, scale.sweep_events, "thesis")
+    done: dict[str, RunStats] = {}
+    if jobs > 1 and len(plan) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        # the largest runs first, so that the workers finish together
+        order = sorted(plan, key=lambda k: -plan[k][0] * plan[k][1])
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {
+                k: pool.submit(
+                    _run_planned, k, scale, plan[k], check, progress(k), progress(f"{k} oracle")
+                )
+                for k in order
+            }
+            done = {k: f.result() for k, f in futures.items()}
+    else:
+        for k, spec in plan.items():
+            done[k] = _run_planned(k, scale, spec, check, progress(k), progress(f"{k} oracle"))
+    runs: dict[str, RunStats] = {}
+    for k in [*(n for n in ("thesis", "unicast-probes", "no-cutoff") if n in plan), *sweep_keys]:
+        runs[k] = replace(done[same[k]], name=k) if k in same else done[k]
+    sweep = [runs[k] for k in sweep_keys]
     makers: dict[str, Callable[[], Figure]] = {
         "4.1": lambda: fig_4_1(runs["thesis"]),
         "4.2": lambda: fig_4_2(runs["thesis"]),

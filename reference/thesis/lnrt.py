@@ -34,6 +34,10 @@ class LeafNodeRoutingTable:
     def __init__(self, owner: str, records: Iterable[str]) -> None:
         self.owner = owner
         self._records: set[str] = set(records)
+        # the records sorted, and the set they were sorted from (checked at each use, so that
+        # code that changes _records directly, such as the mutants, is still seen)
+        self._sorted: list[str] = []
+        self._sorted_from: set[str] = set()
         assert is_partition(owner, self._records), (owner, sorted(self._records))
 
     @staticmethod
@@ -41,8 +45,14 @@ class LeafNodeRoutingTable:
         """A node that splits knows its two children (thesis Program 3.1, line 52)."""
         return LeafNodeRoutingTable(owner, (owner + "0", owner + "1"))
 
+    def _in_order(self) -> list[str]:
+        if self._sorted_from != self._records:
+            self._sorted_from = set(self._records)
+            self._sorted = sorted(self._records)
+        return self._sorted
+
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._records))
+        return iter(list(self._in_order()))
 
     def __len__(self) -> int:
         return len(self._records)
@@ -57,7 +67,7 @@ class LeafNodeRoutingTable:
 
     def records_overlapping(self, area: TargetArea, k: int) -> list[str]:
         """Records whose zone overlaps the target area (RndRegionProbe, Program 3.3, line 49)."""
-        return [r for r in sorted(self._records) if area.overlaps(r, k)]
+        return [r for r in self._in_order() if area.overlaps(r, k)]
 
     def apply_split(self, node: str) -> bool:
         """LeafNodeUpdateMessage "node split into node0, node1" (Program 3.1, line 63).

@@ -8,6 +8,7 @@ a 48-byte header (type, source id, destination key) plus the payload.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +43,7 @@ def sub_size(s: Subscription) -> int:
     return ID + len(s.id) + len(s.schema) + sum(len(p.attribute) + 16 for p in s.predicates)
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function, called at every send of an event
 def event_size(e: Event) -> int:
     return ID + len(e.id) + len(e.schema) + sum(len(a) + 8 for a, _ in e.values)
 

@@ -15,6 +15,7 @@ docs/thesis.md).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -68,6 +69,7 @@ class CellRect:
     y1: int
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a pure function, called per probe and record
 def zone_cells(bits: str, k: int) -> CellRect:
     """The zone of tree node `bits` (thesis §3.2.1: alternate x/y halving, x first)."""
     xb, yb = bits[0::2], bits[1::2]

@@ -9,13 +9,14 @@ and survive leaves and failures (§3.6). All of it runs on one deterministic eve
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.matching import event_values, matches_values
 from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
@@ -145,7 +146,7 @@ class TwoDTreeSystem(System[Item]):
     @staticmethod
     def _key(qattr: str, bits: str) -> int:
         """id = hash(identifier) (thesis §3.2.1)."""
-        return sha1_id(identifier(qattr, bits))
+        return _node_key(qattr, bits)
 
     def _home(self, key: int) -> Peer:
         """The ready peer numerically closest to the key: a peer that has joined but is not
@@ -168,11 +169,12 @@ class TwoDTreeSystem(System[Item]):
         kind = TYPE_OF[type(msg)]
         size = size_of(msg)
         self.metrics.sends[kind] += 1
+        names = [self.peers[p].name for p in path]
+        self.metrics.hops(names[:-1], kind, size)  # bytes counted at each hop's sender
+        one_way = self.latency.one_way
         total = 0.0
-        for a, b in itertools.pairwise(path):
-            na, nb = self.peers[a].name, self.peers[b].name
-            self.metrics.hop(na, kind, size)
-            total += self.latency.one_way(na, nb)
+        for a, b in itertools.pairwise(names):
+            total += one_way(a, b)
         return total
 
     def _leaf_update_fault(self, msg: Message) -> tuple[bool, float]:
@@ -323,7 +325,7 @@ class TwoDTreeSystem(System[Item]):
         if node is None:
             self.metrics.jump_backs += 1
             up = jump_back(msg.target)  # Program 3.2, lines 65-68
-            self.send_key(peer, self._key(q, up), replace(msg, target=up))
+            self.send_key(peer, self._key(q, up), ProbeSub(point, up, msg.remove, msg.found))
             return
         if node.splitting:
             node.held.append(msg)
@@ -331,14 +333,14 @@ class TwoDTreeSystem(System[Item]):
             return
         if node.lnrt is not None:
             rec = node.lnrt.record_containing(point.path)  # Program 3.2, lines 59-62
-            self.send_key(peer, self._key(q, rec), replace(msg, target=rec))
+            self.send_key(peer, self._key(q, rec), ProbeSub(point, rec, msg.remove, msg.found))
             return
         if msg.remove:
             node.points.pop(point.key, None)
             self.subs[point.sub.id].pending -= 1
             return
         sub_peer = self.pid_of[point.sub.subscriber]
-        self.send_direct(peer, sub_peer, replace(msg, target=node.bits, found=True))  # line 58
+        self.send_direct(peer, sub_peer, ProbeSub(point, node.bits, msg.remove, True))  # line 58
 
     def _on_insert_sub(self, peer: Peer, msg: InsertSub) -> None:
         point = msg.point
@@ -346,7 +348,7 @@ class TwoDTreeSystem(System[Item]):
         node = self._node(peer, q, msg.target)
         if node is None:  # only after a loss beyond the replication bound
             up = jump_back(msg.target)
-            self.send_key(peer, self._key(q, up), replace(msg, target=up))
+            self.send_key(peer, self._key(q, up), InsertSub(point, up))
             return
         if node.splitting:
             node.held.append(msg)
@@ -354,7 +356,7 @@ class TwoDTreeSystem(System[Item]):
             return
         if node.lnrt is not None:  # split since the probe found it: follow the tree down
             rec = node.lnrt.record_containing(point.path)
-            self.send_key(peer, self._key(q, rec), replace(msg, target=rec))
+            self.send_key(peer, self._key(q, rec), InsertSub(point, rec))
             return
         node.points[point.key] = point
         state = self.subs[point.sub.id]
@@ -421,7 +423,7 @@ class TwoDTreeSystem(System[Item]):
             node.lnrt.coarsen(self.config.lnrt_max_records)
         if node.bits:
             up = node.bits[:-1]  # forwarded recursively up to the root (line 65)
-            self.send_key(peer, self._key(msg.qattr, up), replace(msg, target=up))
+            self.send_key(peer, self._key(msg.qattr, up), LeafUpdate(msg.qattr, msg.split, up))
 
     # -- event publication (§3.4.1, Program 3.3) and delivery (§3.4.2–3.4.3) ---------------
     def _area(self, event: Event, q: str) -> TargetArea:
@@ -483,7 +485,7 @@ class TwoDTreeSystem(System[Item]):
         if node is None:
             self.metrics.jump_backs += 1
             up = jump_back(msg.target)  # Program 3.3, line 53
-            self.send_key(peer, self._key(msg.qattr, up), replace(msg, target=up))
+            self.send_key(peer, self._key(msg.qattr, up), ProbePub(msg.event, msg.qattr, up))
             return
         if node.splitting:
             node.held.append(msg)
@@ -496,7 +498,9 @@ class TwoDTreeSystem(System[Item]):
         if node.lnrt is not None:
             area = self._area(msg.event, msg.qattr)
             for rec in node.lnrt.records_overlapping(area, self.squares[msg.qattr].k):
-                self.send_key(peer, self._key(msg.qattr, rec), replace(msg, target=rec))  # l.49
+                self.send_key(  # Program 3.3, line 49
+                    peer, self._key(msg.qattr, rec), ProbePub(msg.event, msg.qattr, rec)
+                )
             return
         self._match_and_deliver(peer, node, msg.event)
 
@@ -506,15 +510,19 @@ class TwoDTreeSystem(System[Item]):
         event lacks the base attribute (lenient matching, decision D-LENIENT)."""
         eseq = self.event_seq[event.id]
         by_subscriber: dict[str, list[str]] = defaultdict(list)
+        values = event_values(event)
+        strict = self.matching == "strict"
+        pid_of, peers, schema = self.pid_of, self.peers, event.schema
         for point in node.points.values():
-            if point.seq >= eseq or point.sub.schema != event.schema:
+            sub = point.sub
+            if point.seq >= eseq or sub.schema != schema:
                 continue  # installed after the publish: not active for it
-            if self.pid_of[point.sub.subscriber] not in self.peers:
+            if pid_of[sub.subscriber] not in peers:
                 continue  # the subscriber has left or failed: nothing to deliver to
-            v = event.value(point.base)
+            v = values.get(point.base)
             in_segment = point.segment.contains(v) if v is not None else point.segment.index == 0
-            if in_segment and matches(point.sub, event, self.matching):
-                by_subscriber[point.sub.subscriber].append(point.sub.id)
+            if in_segment and matches_values(sub, schema, values, strict):
+                by_subscriber[sub.subscriber].append(sub.id)
         if not by_subscriber:
             return
         targets = tuple((s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items()))
@@ -522,7 +530,8 @@ class TwoDTreeSystem(System[Item]):
         msg = EventDelivery(event, targets, published, peer.name)
         if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
             for s, ids in targets:
-                self.send_direct(peer, self.pid_of[s], replace(msg, targets=((s, ids),)))
+                one = EventDelivery(event, ((s, ids),), published, peer.name)
+                self.send_direct(peer, self.pid_of[s], one)
         else:
             self._relay_delivery(peer, msg)
 
@@ -543,7 +552,8 @@ class TwoDTreeSystem(System[Item]):
             if s != peer.name:
                 groups[self._first_hop(peer, self.pid_of[s])].append((s, ids))
         for nxt in sorted(groups):
-            self.send_direct(peer, nxt, replace(msg, targets=tuple(groups[nxt])))
+            part = EventDelivery(msg.event, tuple(groups[nxt]), msg.published_at, msg.origin)
+            self.send_direct(peer, nxt, part)
 
     def _lbdd_tree(self, source: str, members: list[str]) -> dict[str, list[str]]:
         from pubsub_spec.reference.lbdd.algorithms import build_tree
@@ -565,9 +575,11 @@ class TwoDTreeSystem(System[Item]):
     def _accept(self, peer: Peer, event: Event, ids: tuple[str, ...], published_at: float) -> None:
         """The subscriber filters the false positives of range widening (§3.3) against its
         original subscription; what remains are deliveries."""
+        values = event_values(event)
+        strict = self.matching == "strict"
         for sid in ids:
             state = self.subs[sid]
-            if matches(state.original, event, self.matching):
+            if matches_values(state.original, event.schema, values, strict):
                 self.record_delivery(Delivery(event.id, sid), self.engine.now - published_at)
             else:
                 self.metrics.false_positives += 1
@@ -639,6 +651,12 @@ class TwoDTreeSystem(System[Item]):
 
     def _find_node(self, qattr: str, bits: str) -> TreeNode | None:
         return self._home(self._key(qattr, bits)).nodes.get((qattr, bits))
+
+
+@functools.cache
+def _node_key(qattr: str, bits: str) -> int:
+    """sha1_id(identifier(qattr, bits)), computed once per tree node (a pure function)."""
+    return sha1_id(identifier(qattr, bits))
 
 
 def _describe(msg: Message) -> str:

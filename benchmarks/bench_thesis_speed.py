@@ -1,0 +1,106 @@
+"""Issue 14 part 5: the thesis simulator at full scale, measured in one run, each point in a
+child process of its own (wall time, CPU time and peak memory from os.wait4's rusage):
+
+- Table 4.1: `simulate --preset thesis --nodes 1000 --subs-per-node 5 --events 10000 --seed 1`
+  (target < 30 s),
+- the 5000-node point of §4.3.3: the same with `--nodes 5000` (target < 180 s, < 2 GB),
+- `figures --scale full --jobs 2` (target < 15 minutes).
+
+The machine's load average is printed beside: on a shared machine wall time exceeds CPU time.
+Run: python -m benchmarks.bench_thesis_speed [--quick] [--only table,5000,figures]
+(--quick: a tenth of the events and `figures --scale small`, to try the script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Point:
+    key: str
+    label: str
+    args: list[str]
+    max_secs: float
+    max_mib: float | None
+
+
+@dataclass(frozen=True)
+class Measured:
+    secs: float
+    cpu_secs: float
+    peak_mib: float
+    last: str
+    code: int
+
+
+def measure(args: list[str]) -> Measured:
+    """Run `pubsub-spec ARGS` in a child; its own rusage, not the sum over all children."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pubsub_spec.cli", *args], stdout=out, stderr=err
+        )
+        _, status, ru = os.wait4(proc.pid, 0)
+        secs = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        lines = out.read().strip().splitlines() or err.read().strip().splitlines()[-1:] or [""]
+    return Measured(
+        secs, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, lines[-1], proc.returncode
+    )
+
+
+def points(quick: bool, out_dir: str) -> list[Point]:
+    events = "1000" if quick else "10000"
+    sim = ["simulate", "--preset", "thesis", "--subs-per-node", "5", "--events", events]
+    sim += ["--seed", "1"]
+    return [
+        Point(
+            "table", "Table 4.1 (1000 x 5 x " + events + ")", [*sim, "--nodes", "1000"], 30, None
+        ),
+        Point("5000", "5000 x 5 x " + events, [*sim, "--nodes", "5000"], 180, 2048),
+        Point(
+            "figures",
+            "figures --scale " + ("small" if quick else "full"),
+            ["figures", "--scale", "small" if quick else "full", "--jobs", "2", "--out", out_dir],
+            900,
+            None,
+        ),
+    ]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="table,5000,figures")
+    a = p.parse_args()
+    only = a.only.split(",")
+    code = 0
+    with tempfile.TemporaryDirectory() as out_dir:
+        print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.1f}")
+        print(f"{'point':<28}{'wall s':>9}{'cpu s':>9}{'peak MiB':>10}  targets")
+        for pt in points(a.quick, out_dir):
+            if pt.key not in only:
+                continue
+            m = measure(pt.args)
+            ok_t = m.secs < pt.max_secs
+            verdict = f"< {pt.max_secs:.0f} s {'met' if ok_t else 'MISSED'}"
+            if pt.max_mib is not None:
+                ok_m = m.peak_mib < pt.max_mib
+                verdict += f", < {pt.max_mib:.0f} MiB {'met' if ok_m else 'MISSED'}"
+            print(f"{pt.label:<28}{m.secs:>9.1f}{m.cpu_secs:>9.1f}{m.peak_mib:>10.0f}  {verdict}")
+            print(f"    {m.last}  (exit {m.code}; load average {os.getloadavg()[0]:.1f})")
+            code = max(code, m.code)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
