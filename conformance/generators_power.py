@@ -37,8 +37,17 @@ from pubsub_spec.reference.common.ops import (
 )
 
 Generator = Callable[[int, int, str], Trace]
-SIZES = {"tiny": (6, 12, 12), "small": (16, 40, 40), "medium": (60, 200, 300)}
+SIZES = {  # as generators.PROFILES
+    "tiny": (6, 12, 12),
+    "small": (16, 40, 40),
+    "medium": (60, 200, 300),
+    "large": (120, 400, 600),
+}
 MAX_SAFE = 2**53 - 1
+# Nodes failing at once in a churn trace: a conformance trace stays within the replication bound,
+# where no subscription may be lost (DESIGN "Churn"; thesis §3.6: k = 2 replicas beside the home,
+# so two simultaneous failures leave a copy). Decision G-FAIL in docs/conformance.md.
+MAX_FAILED = 2
 
 # Representation: a wide float domain, a narrow one around 0 (subnormals, -0.0), an int domain
 # at the edge of exact doubles, and one just past float32's exact ints (2^24).
@@ -143,7 +152,11 @@ def _build(
                 ops.append(Join(seq, name))
             else:
                 count = 1 if r < 0.55 else rng.randint(2, min(3, len(live) - 3))
-                gone = rng.sample(live, count)
+                # at most MAX_FAILED at once: within the replication bound (DESIGN "Churn";
+                # docs/conformance.md, decision G-FAIL); the draw is kept so that traces
+                # without a larger failure are unchanged
+                gone = rng.sample(live, count)[:MAX_FAILED]
+                count = len(gone)
                 for n in gone:
                     live.remove(n)
                 for sid in [s for s, sub in active.items() if sub.subscriber in gone]:

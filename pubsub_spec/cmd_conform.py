@@ -38,6 +38,13 @@ from pubsub_spec.ci import (
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 from pubsub_spec.conformance.impls import builtin
 from pubsub_spec.conformance.report import short_label, summary_rows, write_report
+from pubsub_spec.conformance.scale import (
+    CROSS_OPS_BUDGET,
+    FULL_OPS,
+    MAX_PARTITION_OPS,
+    SLOW_OPS_BUDGET,
+    fraction,
+)
 
 if TYPE_CHECKING:
     from pubsub_spec.conformance.verdict import Verdict
@@ -58,7 +65,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
     p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
-    p.add_argument("--profile", choices=sorted(PROFILES), default="small")
+    p.add_argument(
+        "--profile", choices=sorted(PROFILES), default=None,
+        help="trace size (default: small; medium with --ops)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ops", type=positive_int, default=None, metavar="N",
+        help="size the trace set by its total number of ops instead of --count, and run it "
+        "streamed at Spark scale (docs/conformance.md, 'At scale')",
+    )  # fmt: skip
+    p.add_argument(
+        "--sample-slow", type=fraction, default=None, metavar="FRACTION",
+        help="with --ops: share of the traces the slow implementations (simulators, outside "
+        f"programs) run on (default 1 up to {FULL_OPS} ops, {SLOW_OPS_BUDGET}/ops above)",
+    )  # fmt: skip
+    p.add_argument(
+        "--cross-check", type=fraction, default=None, metavar="FRACTION",
+        help="with --ops: share of the traces the Python oracle cross-checks the SQL oracle on "
+        f"(default 1 up to {FULL_OPS} ops, {CROSS_OPS_BUDGET}/ops above)",
+    )  # fmt: skip
+    p.add_argument(
+        "--partition-ops", type=positive_int, default=MAX_PARTITION_OPS, metavar="N",
+        help="with --ops: at most this many (estimated) ops per Spark partition",
+    )  # fmt: skip
     p.add_argument("--seed", type=seed_int, default=1)
     p.add_argument(
         "--generators", type=name_list, default=",".join(GENERATORS), help="comma-separated"
@@ -102,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
     from pubsub_spec.conformance.spark_session import get_spark
 
     start = time.monotonic()
+    if getattr(args, "profile", None) is None:
+        args.profile = "medium" if getattr(args, "ops", None) else "small"
     gens = [g for g in args.generators.split(",") if g]
     impls = [i for i in args.impls.split(",") if i]
     unknown = [g for g in gens if g not in GENERATORS] + [i for i in impls if i not in builtin()]
@@ -128,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
         _write_ci(args, ENVIRONMENT, [], f"Spark cannot start: {e}")
         return ENVIRONMENT
     try:
+        if getattr(args, "ops", None):
+            return _conform_scale(args, spark, gens, impls, out, start)
         return _conform(args, spark, gens, impls, out, start)
     finally:
         if ours:
@@ -197,6 +230,71 @@ def _conform(
                 print(f"    smallest failing trace: {out / v.extra['shrunk']}")
     code = exit_code(failed, False)
     _write_ci(args, code, verdicts, "", args.features, out)
+    return code
+
+
+def _conform_scale(
+    args: argparse.Namespace,
+    spark: object,
+    gens: list[str],
+    impls: list[str],
+    out: Path,
+    start: float,
+) -> int:
+    """`conform --ops N`: the streamed run of conformance/scale.py; the report gives counts
+    per implementation, the fraction of the traces each ran on, and the failures it detailed."""
+    from pubsub_spec.conformance.scale import run_scale, write_scale_report
+
+    r = run_scale(
+        spark, out, gens, args.ops, args.seed, args.profile, impls,
+        slow_fraction=getattr(args, "sample_slow", None),
+        cross_fraction=getattr(args, "cross_check", None),
+        max_partition_ops=getattr(args, "partition_ops", MAX_PARTITION_OPS),
+        op_timeout=args.op_timeout, total_timeout=getattr(args, "total_timeout", 120.0),
+        shrink=not args.no_shrink, features=args.features,
+        progress=lambda msg: _say(msg, start),
+    )  # fmt: skip
+    master = args.master or "local[2]"
+    report = write_scale_report(out, r, master)
+    _say(f"report written to {report}", start)
+    print(f"{r.traces} traces, {r.ops} ops, {r.seconds:.1f} s, {r.ops_per_minute:,.0f} ops/min")
+    print(f"{'implementation':<40}{'verdict':<11}{'runs on':>10}{'pass':>8}{'fail':>6}"
+          f"{'unknown':>9}{'skipped':>9}")  # fmt: skip
+    for i in r.impls:
+        share = "all" if i.fraction >= 1.0 else f"{i.fraction:.3g}"
+        print(f"{short_label(i.impl, 39):<40}{i.verdict:<11}{share:>10}{i.passed:>8}"
+              f"{i.failed:>6}{i.unknown:>9}{i.skipped:>9}")  # fmt: skip
+    for f in r.failures:
+        print(f"  {f.impl} {f.trace_id}: {f.detail or f.verdict + ': ' + f.reason}")
+        if f.shrunk:
+            print(f"    smallest failing trace: {out / f.shrunk}")
+    if r.suite_failure:
+        print(f"SUITE FAILURE: {r.suite_failure}")
+    for s in r.stages:
+        print(
+            f"stage {s.name}: {s.seconds:.1f} s, driver {s.driver_peak_mb:.0f} MB, "
+            f"driver JVM {s.driver_jvm_peak_mb:.0f} MB, worker {s.worker_peak_mb:.0f} MB"
+        )
+    code = exit_code(r.failed, False)
+    if args.junit:
+        cases = [
+            Case("conform", "suite", "oracle cross-check", 0.0,
+                 "failed" if r.suite_failure else "passed", r.suite_failure, r.suite_failure)
+        ]  # fmt: skip
+        outcomes: dict[str, Outcome] = {
+            "pass": "passed", "fail": "failed", "unknown": "error", "incomplete": "failed",
+        }  # fmt: skip
+        for i in r.impls:
+            text = (f"{i.traces} traces ({i.fraction:.4g} of the set): {i.passed} pass, "
+                    f"{i.failed} fail, {i.unknown} unknown, {i.skipped} skipped")  # fmt: skip
+            msg = "" if i.verdict == "pass" else f"{i.verdict}: {text}"
+            outcome = outcomes.get(i.verdict, "skipped")
+            cases.append(Case("conform", i.impl, "trace set", 0.0, outcome, msg, text))
+        write_junit(args.junit, "pubsub-spec conform", cases)
+    if args.json:
+        from pubsub_spec.conformance.scale import result_json
+
+        write_json(args.json, "conform", code, result_json(r))
     return code
 
 

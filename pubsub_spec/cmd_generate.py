@@ -26,7 +26,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
     p.add_argument("--seed", type=seed_int, default=1)
-    p.add_argument("--profile", choices=sorted(PROFILES), default="small")
+    p.add_argument(
+        "--profile", choices=sorted(PROFILES), default=None,
+        help="trace size (default: small; medium with --ops)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ops", type=positive_int, default=None, metavar="N",
+        help="size the set by its total number of ops instead of --count: the executors write "
+        "Parquet only (no NDJSON), and the SQL oracle's deliveries as Parquet in expected/",
+    )  # fmt: skip
+    p.add_argument(
+        "--partition-ops", type=positive_int, default=50_000, metavar="N",
+        help="with --ops: at most this many (estimated) ops per Spark partition",
+    )  # fmt: skip
     p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
     p.add_argument(
         "--partitions", type=positive_int, default=None, help="Spark partitions for generation"
@@ -68,8 +80,40 @@ def _check(spark: object, directory: Path, start: float) -> int:
     return 1 if bad else 0
 
 
+def _generate_scale(spark: object, args: argparse.Namespace, gens: list[str], start: float) -> int:
+    import json
+
+    from pubsub_spec.conformance.scale import run_scale
+
+    out = Path(args.out)
+    r = run_scale(
+        spark, out, gens, args.ops, args.seed, args.profile, (),
+        max_partition_ops=args.partition_ops, progress=lambda msg: _say(msg, start),
+    )  # fmt: skip
+    index = {
+        "format": "pubsub-trace-set-parquet",
+        "version": 1,
+        "seed": args.seed,
+        "profile": args.profile,
+        "generators": gens,
+        "target_ops": args.ops,
+        "traces": r.traces,
+        "ops": r.ops,
+        "parquet": "parquet",
+        "expected": "expected",
+    }
+    (out / "index.json").write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    print(f"{r.traces} traces, {r.ops} ops in {r.partitions} partitions, {r.seconds:.1f} s")
+    print(f"parquet: {out / 'parquet'}")
+    print(f"expected deliveries: {out / 'expected'}")
+    print(f"index: {out / 'index.json'}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     start = time.monotonic()
+    if getattr(args, "profile", None) is None:
+        args.profile = "medium" if getattr(args, "ops", None) else "small"
     gens = [g for g in args.generators.split(",") if g]
     unknown = [g for g in gens if g not in GENERATORS]
     if unknown or not gens:
@@ -99,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
             ship_code(spark)
         if args.check is not None:
             return _check(spark, Path(args.check), start)
+        if getattr(args, "ops", None):
+            return _generate_scale(spark, args, gens, start)
         _say(
             f"generating {len(gens)} x {args.count} {args.profile} traces, seed {args.seed}", start
         )

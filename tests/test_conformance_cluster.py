@@ -3,6 +3,7 @@ pyspark wheel; `conform --master spark://...` gives the same verdict table as lo
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ ARGS = [
 
 def conform(out: Path, *extra: str) -> tuple[int, str]:
     cmd = [sys.executable, "-m", "pubsub_spec.cli", "conform", "--out", str(out), *ARGS, *extra]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False)
     return proc.returncode, proc.stdout + proc.stderr[-2000:]
 
 
@@ -30,10 +31,29 @@ def table(out: Path) -> str:
     return md[md.index("| implementation") : md.index("## Failures")]
 
 
+# issue 15: the streamed run sized by ops (conformance/scale.py), at a small size
+SCALE = [
+    "--ops", "400", "--profile", "tiny", "--generators", "uniform,churn,cutoff",
+    "--impls", "reference,reference-array,oracle-python", "--no-shrink",
+]  # fmt: skip
+
+
+def scale_verdicts(out: Path, *extra: str) -> tuple[int, list[dict[str, object]], str]:
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pubsub_spec.cli", "conform", "--out", str(out), *SCALE,
+           "--json", str(out / "run.json"), *extra]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False)
+    body = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {}
+    rows = [{k: v for k, v in i.items() if k != "skip_reasons"}
+            for i in body.get("implementations", [])]  # fmt: skip
+    return proc.returncode, rows, proc.stdout + proc.stderr[-2000:]
+
+
 def test_cluster_gives_the_same_verdicts_as_local_mode(tmp_path: Path) -> None:
     cluster = start_cluster(tmp_path / "logs")
     try:
         code, text = conform(tmp_path / "cluster", "--master", cluster.url)
+        s_code, s_rows, s_text = scale_verdicts(tmp_path / "scale-cluster", "--master", cluster.url)
     finally:
         cluster.stop()
     assert cluster.master.poll() is not None and cluster.worker.poll() is not None
@@ -42,3 +62,7 @@ def test_cluster_gives_the_same_verdicts_as_local_mode(tmp_path: Path) -> None:
     assert code == local_code, (text, local_text)
     assert table(tmp_path / "cluster") == table(tmp_path / "local")
     assert "| reference | pass |" in table(tmp_path / "cluster")
+    local_s_code, local_s_rows, local_s_text = scale_verdicts(tmp_path / "scale-local")
+    assert s_code == local_s_code == 0, (s_text, local_s_text)
+    assert s_rows == local_s_rows and len(s_rows) == 3
+    assert all(r["verdict"] == "pass" and r["passed"] == r["traces"] != 0 for r in s_rows)

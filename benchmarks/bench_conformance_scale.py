@@ -1,0 +1,90 @@
+"""`pubsub-spec conform --ops N` at growing N (issue 15): ops per minute and the peak memory of
+the driver (its Python process and, in local mode, its JVM, which also runs the executors) and
+of the largest executor Python worker, per stage, on local[2] and on the loopback standalone
+cluster (conformance/cluster.py: master and worker started by the project's own code). Each
+run is a fresh `conform` process, so no size inherits another's memory. Prints figures;
+asserts nothing. 10^7 ops only with --full (it takes tens of minutes on 2 busy cores).
+
+Run: python -m benchmarks.bench_conformance_scale [--sizes 100000,1000000] [--full]
+     [--no-cluster] [--impls LIST] [--profile medium]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_IMPLS = "oracle-python,oracle-indexed,reference-array,reference"
+
+
+def conform(ops: int, out: Path, impls: str, profile: str, master: str | None) -> dict[str, Any]:
+    out.mkdir(parents=True, exist_ok=True)
+    report = out / "run.json"
+    cmd = [
+        sys.executable, "-m", "pubsub_spec.cli", "conform", "--ops", str(ops), "--out",
+        str(out), "--impls", impls, "--profile", profile, "--json", str(report), "--no-shrink",
+    ]  # fmt: skip
+    if master:
+        cmd += ["--master", master]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - start
+    if not report.is_file():
+        raise RuntimeError(f"conform --ops {ops} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    body: dict[str, Any] = json.loads(report.read_text())
+    body["wall"] = wall
+    return body
+
+
+def show(where: str, body: dict[str, Any]) -> None:
+    impls = ", ".join(
+        f"{i['impl']} {i['verdict']} on {i['traces']} ({i['fraction']:.3g})"
+        for i in body["implementations"]
+    )
+    print(
+        f"{where:<10}{body['ops']:>10}{body['traces']:>8}{body['seconds']:>9.1f}"
+        f"{body['ops_per_minute']:>12,}  exit {body['exit_code']}  {impls}"
+    )
+    for s in body["stages"]:
+        mem = (s["driver_peak_mb"], s["driver_jvm_peak_mb"], s["worker_peak_mb"])
+        print(
+            f"{'':<18}stage {s['name']:<16}{s['seconds']:>8.1f} s  driver {mem[0]:>6.0f} MB  "
+            f"driver JVM {mem[1]:>6.0f} MB  worker {mem[2]:>5.0f} MB"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sizes", default="100000,1000000", help="comma-separated op counts")
+    ap.add_argument("--full", action="store_true", help="also 10^7 ops")
+    ap.add_argument("--no-cluster", action="store_true", help="local[2] only")
+    ap.add_argument("--impls", default=DEFAULT_IMPLS)
+    ap.add_argument("--profile", default="medium")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s] + ([10_000_000] if args.full else [])
+    print(f"{'master':<10}{'ops':>10}{'traces':>8}{'seconds':>9}{'ops/min':>12}")
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        base = Path(tmp)
+        for n in sizes:
+            show("local[2]", conform(n, base / f"local-{n}", args.impls, args.profile, None))
+        if args.no_cluster:
+            return
+        from pubsub_spec.conformance.cluster import start_cluster
+
+        cluster = start_cluster(base / "logs")
+        try:
+            for n in sizes:
+                body = conform(n, base / f"cluster-{n}", args.impls, args.profile, cluster.url)
+                show("cluster", body)
+        finally:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Conformance at scale (issue 15, conformance/scale.py): plans sized by ops with bounded
+partitions, the sampling policy, delivery fingerprints, the executors' Parquet output, and the
+streamed `conform --ops` end to end: a faulty implementation found and shrunk, the sampled
+implementations run on the stated share, and a wrong SQL oracle caught by the cross-check as a
+failure of the suite itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pubsub_spec.conformance.generators import GENERATORS, PROFILES
+from pubsub_spec.conformance.scale import (
+    CROSS_CHECK,
+    FULL_OPS,
+    Job,
+    default_fractions,
+    fingerprint,
+    in_sample,
+    plan,
+    run_partition,
+    run_scale,
+)
+from pubsub_spec.reference.common.oracle import Delivery
+from tests.spark_fixtures import spark
+
+__all__ = ["spark"]
+FAULTY = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
+FAST_GENS = ("uniform", "churn", "partial-lenient", "octopia-stock")
+
+
+def test_a_plan_reaches_the_ops_asked_for_in_bounded_partitions() -> None:
+    p = plan(5_000, FAST_GENS, "tiny", 7, max_partition_ops=400, min_partitions=1)
+    ests = [p.estimate[p.task(k)[0]] for k in range(p.traces)]
+    assert sum(ests) == p.estimated_ops >= 5_000 > p.estimated_ops - ests[-1]
+    assert [p.task(k) for k in range(5)] == [
+        ("uniform", 0), ("churn", 0), ("partial-lenient", 0), ("octopia-stock", 0), ("uniform", 1),
+    ]  # fmt: skip
+    assert p.partitions[0][0] == 0 and p.partitions[-1][1] == p.traces
+    for (a, b), (c, _) in zip(p.partitions, p.partitions[1:], strict=False):
+        assert b == c and b > a
+    for a, b in p.partitions:
+        assert b - a == 1 or sum(ests[a:b]) <= 400
+    # few ops: still several partitions, so both cores work
+    small = plan(200, FAST_GENS, "tiny", 7)
+    assert min(8, small.traces) <= len(small.partitions) <= small.traces
+    with pytest.raises(ValueError):
+        plan(0, FAST_GENS, "tiny", 7)
+
+
+def test_the_large_profile_is_larger_for_every_generator() -> None:
+    assert PROFILES["large"] > PROFILES["medium"]
+    for name, make in GENERATORS.items():
+        big, mid = make(1, 0, "large"), make(1, 0, "medium")
+        assert big.trace_id == f"{name}-large-0000"
+        assert len(big.ops) > len(mid.ops), name
+
+
+def test_the_sampling_policy() -> None:
+    assert default_fractions(FULL_OPS) == (1.0, 1.0)
+    slow, cross = default_fractions(10_000_000)
+    assert 0 < slow < cross < 1
+    ids = [f"t-{i}" for i in range(4000)]
+    assert all(in_sample(1, i, 1.0) for i in ids)
+    share = sum(in_sample(1, i, 0.1) for i in ids) / len(ids)
+    assert 0.08 < share < 0.12
+    assert [in_sample(1, i, 0.1) for i in ids] == [in_sample(1, i, 0.1) for i in ids]
+    assert [in_sample(1, i, 0.1) for i in ids] != [in_sample(2, i, 0.1) for i in ids]
+
+
+def test_a_fingerprint_tells_delivery_multisets_apart() -> None:
+    ds = [Delivery(f"e{i}", f"s{i % 7}") for i in range(50)]
+    fp = fingerprint(ds)
+    assert fingerprint(reversed(ds)) == fp
+    assert fingerprint(ds[1:]) != fp  # missing
+    assert fingerprint([*ds, ds[3]]) != fp  # duplicate
+    assert fingerprint([*ds[1:], Delivery("e0", "s6")]) != fp  # spurious instead of one
+    assert fingerprint([Delivery("s1", "e1")]) != fingerprint([Delivery("e1", "s1")])
+    assert fingerprint([]) == (0, 0, 0)
+
+
+def test_a_partition_writes_its_traces_as_parquet_and_one_result_per_run(tmp_path: Path) -> None:
+    """No Spark: one task's body, in process; the Parquet rows rebuild the NDJSON lines."""
+    import pyarrow.parquet as pq
+
+    from pubsub_spec.conformance.parquet import lines_from_rows
+    from pubsub_spec.conformance.traceio import trace_to_lines
+
+    p = plan(300, ("uniform", "churn"), "tiny", 3, max_partition_ops=200, min_partitions=1)
+    job = Job(p, str(tmp_path), ("oracle-indexed", "reference"), 0.5, 1.0)
+    stats = run_partition(job, 0)
+    a, b = p.partitions[0]
+    assert stats.traces == b - a and stats.runs["oracle-indexed"] == b - a
+    assert stats.runs.get("reference", 0) < b - a  # sampled
+    name = "part-00000.parquet"
+    heads = pq.read_table(tmp_path / "parquet" / "header" / name).to_pylist()
+    ops = pq.read_table(tmp_path / "parquet" / "ops" / name).to_pylist()
+    for k, head in zip(range(a, b), heads, strict=True):
+        trace = GENERATORS[p.task(k)[0]](3, p.task(k)[1], "tiny")
+        mine = [o for o in ops if o["trace_id"] == trace.trace_id]
+        assert lines_from_rows(head, mine) == trace_to_lines(trace)
+    results = pq.read_table(tmp_path / "results" / name).to_pylist()
+    assert len(results) == stats.results
+    assert {r["known"] for r in results} == {""}
+    assert not list(tmp_path.rglob(".*.tmp"))
+
+
+@pytest.mark.spark
+def test_conform_ops_finds_a_faulty_implementation_and_samples_the_slow_ones(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pubsub_spec.cli import main
+
+    out = tmp_path / "out"
+    code = main(
+        [
+            "conform", "--out", str(out), "--ops", "800", "--profile", "tiny",
+            "--generators", ",".join(FAST_GENS), "--seed", "5",
+            "--impls", "oracle-python,oracle-indexed,reference-array,reference",
+            "--impl", f"{sys.executable} {FAULTY} --mode drop",
+            "--sample-slow", "0.25", "--json", str(tmp_path / "r.json"),
+        ]
+    )  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 1, text
+    body = json.loads((tmp_path / "r.json").read_text())
+    impls = {i["impl"]: i for i in body["implementations"]}
+    total = body["traces"]
+    # the plan reaches 800 estimated ops; the real traces differ from the estimate a little
+    assert body["plan"]["estimated_ops"] >= 800 and 720 <= body["ops"] <= 880
+    assert not body["suite_failure"]
+    for name in ("oracle-python", "oracle-indexed", "reference-array"):
+        assert impls[name]["verdict"] == "pass" and impls[name]["passed"] == total, name
+        assert impls[name]["fraction"] == 1.0
+    p = plan(800, FAST_GENS, "tiny", 5)
+    ids = [GENERATORS[g](5, i, "tiny").trace_id for g, i in map(p.task, range(p.traces))]
+    sampled = sum(in_sample(5, t, 0.25) for t in ids)
+    assert 0 < sampled < total
+    ref = impls["reference"]
+    assert (ref["verdict"], ref["traces"], ref["fraction"]) == ("pass", sampled, 0.25)
+    bad = next(v for k, v in impls.items() if k.startswith("cmd:"))
+    assert bad["verdict"] == "fail" and bad["traces"] == sampled and bad["failed"] > 0
+    fails = body["failures"]
+    assert fails and all(f["impl"].startswith("cmd:") for f in fails)
+    assert all("missing" in f["detail"] for f in fails)
+    assert (out / fails[0]["shrunk"]).is_file()  # the first failure of each is shrunk
+    md = (out / "report.md").read_text()
+    assert "| reference | pass | a sample of 0.25 (slow) |" in md
+    assert "| oracle-indexed | pass | every trace (fast) |" in md
+    assert "driver" in text and "ops/min" in text
+
+
+@pytest.mark.spark
+def test_a_wrong_sql_oracle_is_a_failure_of_the_suite(spark: Any, tmp_path: Path) -> None:
+    """A mutant of the SQL oracle (it forgets about one delivery in 40): the Python oracle's
+    cross-check disagrees, and the run says the suite itself failed."""
+    from pyspark.sql import functions as F
+
+    def forget(df: Any) -> Any:
+        return df.where(F.crc32(F.concat("trace_id", "event_id", "sub_id")) % 40 != 0)
+
+    r = run_scale(
+        spark, tmp_path, ("uniform", "churn"), 600, 2, "tiny", (CROSS_CHECK, "oracle-indexed"),
+        shrink=False, corrupt_expected=forget, max_details=2,
+    )  # fmt: skip
+    assert r.suite_failure and "disagree" in r.suite_failure and r.failed
+    cross = next(i for i in r.impls if i.impl == CROSS_CHECK)
+    assert cross.failed > 0 and cross.verdict == "fail"
+    assert any("missing" not in f.detail and "spurious" in f.detail for f in r.failures)
+    # the same run without the mutant: tests/test_conformance_scale.py's conform --ops test
