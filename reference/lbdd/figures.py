@@ -2,7 +2,7 @@
 depth for 100–500 subscribers), Fig. 1 (the 12-PC test bed's dissemination tree), Fig. 2 (data
 distribution rate), Fig. 3 (the publisher's load) and Fig. 4 (contribution rates), each with the
 paper's stated values beside ours and a sentence on agreement or difference
-(`pubsub-spec figures`, docs/lbdd.md "Evaluation").
+(`pubsub-spec figures`, docs/lbdd.md "Measured, next to the paper").
 
 Bandwidth model (decision D-L5, reference/lbdd/transfer.py) calibrated once (decision D-L8): the
 paper measured 7 810 s for 8 GB sent point to point to its 11 subscribers; equal uploads of
