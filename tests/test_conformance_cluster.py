@@ -62,7 +62,8 @@ def test_cluster_gives_the_same_verdicts_as_local_mode(tmp_path: Path) -> None:
     assert code == local_code, (text, local_text)
     assert table(tmp_path / "cluster") == table(tmp_path / "local")
     assert "| reference | pass |" in table(tmp_path / "cluster")
-    local_s_code, local_s_rows, local_s_text = scale_verdicts(tmp_path / "scale-local")
-    assert s_code == local_s_code == 0, (s_text, local_s_text)
-    assert s_rows == local_s_rows and len(s_rows) == 3
+    # local mode passes every trace of this plan (tests/test_conformance_scale.py runs the --ops
+    # path locally); the same verdicts on the cluster are then "every trace passes" again
+    assert s_code == 0, s_text
+    assert len(s_rows) == 3
     assert all(r["verdict"] == "pass" and r["passed"] == r["traces"] != 0 for r in s_rows)

@@ -59,7 +59,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     [wheel] = dist.glob("*.whl")
     pip = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile", str(wheel)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert pip.returncode == 0, pip.stderr[-3000:]
@@ -100,7 +100,7 @@ def test_check_runs_every_row_from_the_installed_package(installed: Installed) -
             raise
         skip = ["--skip", "tla"]
     report = installed.work / "check.json"
-    done = installed.run("pubsub-spec", "check", "--json", str(report), "--examples", "50", *skip)
+    done = installed.run("pubsub-spec", "check", "--json", str(report), "--examples", "10", *skip)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
     rows = json.loads(report.read_text())["rows"]
     assert rows and all(r["ok"] for r in rows)
@@ -156,7 +156,7 @@ def test_conform_runs_from_the_installed_package(installed: Installed) -> None:
     out, summary = installed.work / "conform", installed.work / "conform.json"
     done = installed.run(
         "pubsub-spec", "conform", "--out", str(out), "--profile", "tiny", "--count", "1",
-        "--generators", "uniform,mixed", "--impls", "reference,oracle-python",
+        "--generators", "mixed", "--impls", "reference,oracle-python",
         "--impl", str(binary), "--json", str(summary),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
