@@ -1,5 +1,6 @@
 """A real Spark cluster: a standalone master and one worker on loopback, started from the
-pyspark wheel; `conform --master spark://...` gives the same verdict table as local mode."""
+pyspark wheel; `conform --master spark://...` (and `conform --ops`) give local mode's verdicts:
+every implementation passes."""
 
 from __future__ import annotations
 
@@ -57,13 +58,14 @@ def test_cluster_gives_the_same_verdicts_as_local_mode(tmp_path: Path) -> None:
     finally:
         cluster.stop()
     assert cluster.master.poll() is not None and cluster.worker.poll() is not None
-    assert code in (0, 1), text
-    local_code, local_text = conform(tmp_path / "local")
-    assert code == local_code, (text, local_text)
-    assert table(tmp_path / "cluster") == table(tmp_path / "local")
-    assert "| reference | pass |" in table(tmp_path / "cluster")
-    # local mode passes every trace of this plan (tests/test_conformance_scale.py runs the --ops
-    # path locally); the same verdicts on the cluster are then "every trace passes" again
+    # local mode passes every trace of both plans (these built-ins pass every generator in
+    # tests/test_conformance_spark*.py and tests/test_conformance_scale.py; a local rerun here
+    # cost a minute of CI): the same verdicts on the cluster are "every implementation passes"
+    assert code == 0, text
+    rows = [line for line in table(tmp_path / "cluster").splitlines() if line.startswith("| ")]
+    impls = ARGS[ARGS.index("--impls") + 1].split(",")
+    for impl in impls:
+        assert any(line.startswith(f"| {impl} | pass |") for line in rows), (impl, rows)
     assert s_code == 0, s_text
     assert len(s_rows) == 3
     assert all(r["verdict"] == "pass" and r["passed"] == r["traces"] != 0 for r in s_rows)
