@@ -61,11 +61,13 @@ def test_cluster_gives_the_same_verdicts_as_local_mode(tmp_path: Path) -> None:
     # local mode passes every trace of both plans (these built-ins pass every generator in
     # tests/test_conformance_spark*.py and tests/test_conformance_scale.py; a local rerun here
     # cost a minute of CI): the same verdicts on the cluster are "every implementation passes"
-    assert code == 0, text
+    # (kyra declares no churn: `incomplete`, a skip of the churn trace; exit code 1 for it)
+    assert code == 1, text
     rows = [line for line in table(tmp_path / "cluster").splitlines() if line.startswith("| ")]
     impls = ARGS[ARGS.index("--impls") + 1].split(",")
     for impl in impls:
-        assert any(line.startswith(f"| {impl} | pass |") for line in rows), (impl, rows)
+        verdict = "incomplete" if impl == "kyra" else "pass"
+        assert any(line.startswith(f"| {impl} | {verdict} |") for line in rows), (impl, rows)
     assert s_code == 0, s_text
     assert len(s_rows) == 3
     assert all(r["verdict"] == "pass" and r["passed"] == r["traces"] != 0 for r in s_rows)

@@ -35,7 +35,7 @@ def check_invariants(trace: Trace, result: RunResult[TwoDTreeSystem]) -> None:
             assert all((node.qattr, r) in existing for r in node.lnrt)
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(workloads())
 def test_reference_agrees_with_oracle(trace: Trace) -> None:
     result, _ = run_and_compare(trace)
