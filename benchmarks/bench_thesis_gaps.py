@@ -47,6 +47,21 @@ class ProximityRoutes(TwoDTreeSystem):
         return min(total, PNS_RDP * self.latency.one_way(a, b))
 
 
+class HopMeter(TwoDTreeSystem):
+    """The reference, unchanged, that also sums the one-way latency and count of every hop of
+    every multi-hop send (to compare per-hop latency with and without PNS)."""
+
+    hop_ms = 0.0
+    hop_count = 0
+
+    def _account(self, path: Sequence[int], msg: object) -> float:
+        total = super()._account(path, msg)  # type: ignore[arg-type]
+        if len(path) > 2:
+            self.hop_ms += total
+            self.hop_count += len(path) - 1
+        return total
+
+
 def per_node(
     result_metrics: object, peers: Sequence[str], kinds: Sequence[str], per: int
 ) -> list[float]:
@@ -76,6 +91,9 @@ def _run(
         "install_ms": statistics.fmean(m.install_latency_ms) if m.install_latency_ms else 0.0,
         "probe_sub_routes_per_sub": m.sends["ProbeSub"] / max(1, len(r.system.subs)),
         "pastry_hops_per_route": m.hops_per_send("ProbeSub"),
+        "ms_per_hop": (
+            r.system.hop_ms / max(1, r.system.hop_count) if isinstance(r.system, HopMeter) else 0.0
+        ),
     }
 
 
@@ -110,15 +128,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
     if "latency" in only:
         print("\nlatency model: mean delivery / installation latency (ms)")
-        for label, cls in (
-            ("D-NET random-peer hops", TwoDTreeSystem),
-            ("PNS stand-in", ProximityRoutes),
+        pns = replace(preset, proximity_routing=True)
+        for label, config, cls in (
+            ("D-NET random-peer hops", preset, HopMeter),
+            ("PNS stand-in", preset, ProximityRoutes),
+            # real Pastry PNS (reference/overlay/pastry.py, D-DHT): PNS(16) and perfect PNS
+            ("PNS, 16 candidates", pns, HopMeter),
+            ("PNS, all candidates", replace(pns, proximity_candidates=0), HopMeter),
         ):
-            r = _run(trace, preset, cls)
+            r = _run(trace, config, cls)
+            per_hop = f"  ms/hop {r['ms_per_hop']:.1f}" if r["ms_per_hop"] else ""
             print(
                 f"{label:<24} delivery {r['delivery_ms']:6.0f}  install {r['install_ms']:6.0f}"
                 f"  ProbeSub routes/sub {r['probe_sub_routes_per_sub']:.2f}"
-                f"  hops/route {r['pastry_hops_per_route']:.2f}",
+                f"  hops/route {r['pastry_hops_per_route']:.2f}{per_hop}",
                 flush=True,
             )
     print(f"\ntime {time.monotonic() - start:.0f} s")

@@ -91,6 +91,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replication", type=int_range(0, 16), default=ThesisConfig.replication)
     p.add_argument("--leaf-update-loss", type=float_range(0, 1), default=0.0)
     p.add_argument("--leaf-update-delay-ms", type=float_range(0), default=0.0)
+    p.add_argument(
+        "--proximity",
+        choices=("on", "off"),
+        default=None,
+        help="Pastry proximity neighbour selection on the latency model (thesis system, "
+        "§2.1.2; docs/thesis.md D-DHT, G4); default: the trace's, else off",
+    )
+    p.add_argument(
+        "--proximity-candidates",
+        type=int_range(0, 10**6),
+        default=None,
+        help="PNS sample size per routing-table entry (default 16; 0: all candidates)",
+    )
     p.add_argument("--trace", default=None, help="run this NDJSON trace instead of a workload")
     from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 
@@ -161,6 +174,10 @@ def build_trace(args: argparse.Namespace) -> Trace:
         base = replace(base, probe=args.probe)
     if args.delivery is not None:
         base = replace(base, delivery=args.delivery)
+    if args.proximity is not None:
+        base = replace(base, proximity_routing=args.proximity == "on")
+    if args.proximity_candidates is not None:
+        base = replace(base, proximity_candidates=args.proximity_candidates)
     widening = (
         tuple((f"{s.name}/{a.name}", args.widening) for s in trace.schemas for a in s.attributes)
         if args.widening

@@ -3,15 +3,30 @@ with a routing table and a leaf set of 16; an object lives on the live peer whos
 numerically closest to its key.
 
 Routing state is derived from the current membership (repaired eagerly on join, leave and
-failure; decision D-DHT): the routing-table entry of peer P for row r and digit d is a
-deterministic pseudo-random member of the peers sharing r+1 digits with the key (a stand-in for
-Pastry's proximity neighbour selection), cached until the membership changes.
+failure; decision D-DHT): the routing-table entry of peer P for row r and digit d is a member of
+the peers sharing r+1 digits with the key, cached until the membership changes. Which member:
+
+- default: a deterministic pseudo-random one (no network model);
+- with `proximity` (a one-way latency between two peer ids): proximity neighbour selection
+  (PNS; thesis §2.1.2: each entry "is chosen according to a close proximity metric"), the
+  candidate closest to P, ties broken by the smaller id. With more than `proximity_candidates`
+  candidates only a deterministic pseudo-random sample of that many is measured (PNS(k):
+  Gummadi et al., SIGCOMM 2003, §5, find a sample of 16 near ideal PNS; Castro et al.,
+  MSR-TR-2002-82 / MSR-TR-2003-52, approximate the closest by constrained gossiping);
+  0 measures all (perfect PNS). Decision D-DHT in docs/thesis.md.
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
+import random
+from collections.abc import Callable
+
+# One-way latency between two peer ids (ms), the metric of proximity neighbour selection.
+Proximity = Callable[[int, int], float]
+# PNS(k) sample size (Gummadi et al., SIGCOMM 2003, §5: 16 samples come near ideal PNS).
+DEFAULT_PNS_CANDIDATES = 16
 
 
 def sha1_id(text: str) -> int:
@@ -22,7 +37,18 @@ def sha1_id(text: str) -> int:
 class PastryRing:
     """Membership, numeric closeness, leaf sets and next-hop prefix routing."""
 
-    def __init__(self, id_bits: int = 160, digit_bits: int = 4, leaf_set_size: int = 16) -> None:
+    def __init__(
+        self,
+        id_bits: int = 160,
+        digit_bits: int = 4,
+        leaf_set_size: int = 16,
+        proximity: Proximity | None = None,
+        proximity_candidates: int = DEFAULT_PNS_CANDIDATES,
+    ) -> None:
+        if proximity_candidates < 0:
+            raise ValueError(f"proximity_candidates must be >= 0, got {proximity_candidates}")
+        self.proximity = proximity
+        self.proximity_candidates = proximity_candidates
         self.id_bits = id_bits
         self.digit_bits = digit_bits
         self.digits = id_bits // digit_bits
@@ -140,11 +166,28 @@ class PastryRing:
         a = bisect.bisect_left(self._ids, lo_v)
         b = bisect.bisect_right(self._ids, hi_v)
         entry: int | None = None
-        if b > a:
+        if b > a and self.proximity is not None:
+            entry = self._nearest(pid, row, prefix, a, b, self.proximity)
+        elif b > a:
             pick = sha1_id(f"{pid:x}/{row}/{prefix:x}") % (b - a)
             entry = self._ids[a + pick]
         self._rt_cache[cache_key] = entry
         return entry
+
+    def _nearest(
+        self, pid: int, row: int, prefix: int, a: int, b: int, proximity: Proximity
+    ) -> int:
+        """Proximity neighbour selection (thesis §2.1.2; Castro et al. 2002): among the peers
+        self._ids[a:b] (all share row+1 digits with the key), the one closest to pid; with more
+        than proximity_candidates of them, the closest of a seeded sample of that many (PNS(k),
+        Gummadi et al. 2003, §5). Ties: the smaller id."""
+        n, k = b - a, self.proximity_candidates
+        if k == 0 or n <= k:
+            candidates = self._ids[a:b]
+        else:
+            rng = random.Random(f"pns:{pid:x}/{row}/{prefix:x}")
+            candidates = [self._ids[a + i] for i in sorted(rng.sample(range(n), k))]
+        return min(candidates, key=lambda c: (proximity(pid, c), c))
 
     def next_hop(self, pid: int, key: int) -> int:
         """One Pastry routing step from `pid` toward `key` (returns pid when pid is home)."""

@@ -79,6 +79,11 @@ class ThesisConfig:
     lnrt_max_records: int | None = None
     # A joining peer is not ready for this long (thesis §3.6).
     join_ready_ms: float = 500.0
+    # Pastry proximity neighbour selection (thesis §2.1.2: table entries "chosen according to a
+    # close proximity metric"; the latency model's one-way delay), off by default (D-DHT): the
+    # closest of a seeded sample of `proximity_candidates` prefix-sharing peers (0: all).
+    proximity_routing: bool = False
+    proximity_candidates: int = 16
     extra: dict[str, str] = field(default_factory=dict, compare=False)
 
     def widening_of(self, qattr: str) -> float:

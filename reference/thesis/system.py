@@ -106,7 +106,18 @@ class TwoDTreeSystem(System[Item]):
         self.matching = matching
         self.metrics: TreeMetrics = TreeMetrics()
         self.latency = LatencyModel(seed, config.mean_rtt_ms)
-        self.ring = PastryRing(config.id_bits, config.digit_bits, config.leaf_set_size)
+        self.ring = PastryRing(
+            config.id_bits,
+            config.digit_bits,
+            config.leaf_set_size,
+            # proximity neighbour selection on the latency model (thesis §2.1.2; D-DHT)
+            proximity=(
+                (lambda a, b: self.latency.one_way(self.peers[a].name, self.peers[b].name))
+                if config.proximity_routing
+                else None
+            ),
+            proximity_candidates=config.proximity_candidates,
+        )
         self.ready_ring = PastryRing(config.id_bits, config.digit_bits, config.leaf_set_size)
         self.peers: dict[int, Peer] = {}
         self.pid_of: dict[str, int] = {}
