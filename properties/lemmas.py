@@ -454,14 +454,17 @@ def slices_cover_check(name: str, lower: SliceBound, upper: SliceBound) -> Lemma
         name,
         ONE_WAY,
         "seed 003 §3.3 Algorithm 2, §3.5.1 Theorem 1 (one father); D-L2",
+        # i and j appear in the second conclusion only: as a premise, i != j with 0 <= i, j < k
+        # would exclude k = 1 (a single slice) from the first conclusion too (issue 17, found
+        # by mutation: `k >= 2` for `k >= 1` then changed nothing)
         {
             "k >= 1, m >= 0": all_of(k >= 1, m >= 0),
             "0 <= t < m": all_of(t >= 0, t < m),
-            "0 <= i, j < k, i != j": all_of(i >= 0, i < k, j >= 0, j < k, i.ne(j)),
         },
         {
             "rank t is in slice j* = ceil((t+1)k/m) - 1": holds(w),
-            "rank t is not in two slices i != j": ~all_of(holds(i), holds(j)),
+            # holds(j) contains 0 <= j < k: slices i != j of the k never both hold rank t
+            "rank t is not in two slices i != j": i.ne(j) >> ~all_of(holds(i), holds(j)),
         },
         {
             "j*": w,
@@ -697,8 +700,6 @@ REDUNDANT: dict[tuple[str, str], str] = {
             "integers",
         )
     },
-    ("lbdd_slices_cover", "k >= 1, m >= 0"): "implied: 0 <= i, j < k gives k >= 2 and "
-    "0 <= t < m gives m >= 1",
     ("bucket_order_is_distance_order", "src, x, y: any 32-bit digests"): "the premise is `true` "
     "(the lemma holds for all triples of digests)",
     ("path_depth_bound", "the nodes' digests are pairwise different"): "strictly increasing "

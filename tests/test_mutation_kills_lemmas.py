@@ -130,6 +130,11 @@ BOUNDARY: list[tuple[Callable[[], lemmas.LemmaResult], dict[str, int], str]] = [
         {"k": 3, "m": 1, "t": 0, "i": 1, "j": 2},
         "more senders than targets (k > m): slices may be empty (Algorithm 2, LBDD-E1)",
     ),
+    (
+        lemmas.lbdd_slices_cover,
+        {"k": 1, "m": 3, "t": 2, "i": 0, "j": 0},
+        "one sender (k = 1): its single slice [0, m) holds every rank (Theorem 1)",
+    ),
 ]
 # thesis §3.5 / D-SEG: [0, 10] with c = 4, h = 3 is [0,3) [3,6) [6,9) [9,10], n = 4
 _REMAP = {"l": 0, "u": 10, "c": 4, "h": 3, "n": 4, "min": 0, "max": 10}
