@@ -11,8 +11,16 @@ import random
 
 import pytest
 
-from pubsub_spec.reference.common.matching import matches
-from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
+from pubsub_spec.reference.common.errors import InputError
+from pubsub_spec.reference.common.matching import event_values, matches, matches_values
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    MatchMode,
+    Predicate,
+    Schema,
+    Subscription,
+)
 from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
@@ -76,6 +84,38 @@ def test_partial_event_strict_fails_lenient_ignores() -> None:
     assert not matches(s, event("e", a=30), "lenient")  # present values still count
     # lenient skips the missing predicate and checks the ones after it
     assert not matches(sub("y", b=(0, 5), a=(10, 20)), event("e", a=30), "lenient")
+
+
+def test_event_values_keeps_the_first_value_of_a_name() -> None:
+    """`event_values` is the event as a map, the first value of a name winning, as `Event.value`
+    reads it (DESIGN.md "Event": a value per attribute)."""
+    e = Event("e", "n0", "s", (("a", 1), ("b", 2), ("a", 3)))
+    assert event_values(e) == {"a": 1, "b": 2} == {"a": e.value("a"), "b": e.value("b")}
+    assert event_values(Event("e", "n0", "s", ())) == {}
+
+
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_matches_values_is_matches(mode: MatchMode) -> None:
+    """`matches_values` (leaf matching over a prepared event) is the rule of `matches` (thesis
+    §3.4.1): other schema, closed bounds, conjunction, missing attribute strict / lenient, and a
+    missing predicate skipped (not ending the scan) in lenient mode."""
+    subs = [
+        sub("in", a=(10, 20), b=(0, 5)),
+        sub("edge", a=(15, 15)),
+        sub("other", schema="t", a=(0, 100)),
+        sub("miss-first", c=(0, 9), a=(10, 20)),
+        sub("miss-then-out", c=(0, 9), a=(30, 40)),
+        sub("none"),
+    ]
+    events = [event("e", a=15, b=5), event("e", a=15), event("e", a=21, b=0), event("e", b=3)]
+    seen = set()
+    for s in subs:
+        for e in events:
+            want = matches(s, e, mode)
+            got = matches_values(s, e.schema, event_values(e), mode == "strict")
+            assert got == want, (s.id, e.values, mode)
+            seen.add(want)
+    assert seen == {True, False}
 
 
 # -- the oracle (DESIGN.md "Delivery", "Active"; decision D-CHURN) -----------------------------
@@ -296,3 +336,19 @@ def test_remapping_applies_to_ranges_left_of_zero() -> None:
         (-2, 2, False),
         (2, 5, True),
     ]
+
+
+# -- names in schemas (DESIGN.md "Schema"; the thesis qualifies an attribute as schema/attr) ----
+
+
+@pytest.mark.parametrize("bad", ["", "x/y"])
+def test_attribute_and_schema_names_are_non_empty_without_a_slash(bad: str) -> None:
+    """A tree node's attribute is qualified as `schema/attribute` (each attribute has its own
+    2d-tree, thesis §3.1): a name that is empty, or that holds the '/' separator, would make two
+    attributes' trees collide. Each condition is rejected on its own."""
+    with pytest.raises(InputError, match="bad attribute name"):
+        Attribute(bad, "int", 0, 1).validate("here")
+    with pytest.raises(InputError, match="bad schema name"):
+        Schema(bad, (Attribute("a", "int", 0, 1),)).validate("here")
+    Attribute("a", "int", 0, 1).validate("here")
+    Schema("s", (Attribute("a", "int", 0, 1),)).validate("here")
