@@ -127,11 +127,12 @@ def render() -> str:
     out += ["| mutant | breaks lemma | expected | conclusion it must violate | what |"]
     out += ["|---|---|---|---|---|"]
     for m in lemma_mutants.MUTANTS:
-        verdict, label = lemma_mutants.EXPECTED[m.__name__]
+        verdict = lemma_mutants.EXPECTED[m.__name__][0]
+        label = " *or* ".join(_cell(c) for c in lemma_mutants.labels(m.__name__))
         doc = " ".join((m.__doc__ or "").split())
         out.append(
             f"| `{m.__name__}` | `{lemma_mutants.BREAKS[m.__name__]}` | {verdict} "
-            f"| {_cell(label) or '(premises conflict)'} | {_cell(doc)} |"
+            f"| {label or '(premises conflict)'} | {_cell(doc)} |"
         )
     out += ["", NOTES]
     return "\n".join(out)

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# SIGXCPU, then SIGKILL at the hard limit: the checker ran out of its CPU budget
+_CPU_SIGNALS = frozenset({24, 9})
+
 
 def _spec_dir() -> Path:
     """The TLA+ specs: package data `pubsub_spec/spec` (in a checkout, a symlink to `spec/`)."""
@@ -117,12 +120,40 @@ def trace_text(trace: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def state_bound(m: Model) -> int:
+    """The count that bounds a model's run (tla-checker's --max-states): twice the distinct
+    states the manifest records, the most a passing run may explore. Deterministic: the same
+    on every machine, however loaded (issue 17)."""
+    return 2 * m.states + 1
+
+
 def safety_timeout(m: Model) -> float:
-    """The wall-clock limit of one model: only a safety net against a hung process. A model is
-    bounded by its constants and judged by the distinct states it explores (the manifest's
-    count), never by its time: 20 times the recorded seconds, at least 300 s, so a machine
-    loaded many times over still finishes (issue 17)."""
-    return max(300.0, 20.0 * m.seconds)
+    """The wall-clock limit of one model: only a safety net against a process that hangs
+    without working (the work itself is bounded by `state_bound` and `cpu_budget`). A model is
+    judged by the distinct states it explores, never by its time. Generous: 200 times the
+    recorded seconds, at least an hour; 20 times was not enough on a machine loaded by a CI
+    run beside two busy loops (MCTwoDTree, 31.9 s recorded, cut at 638 s)."""
+    return max(3600.0, 200.0 * m.seconds)
+
+
+def cpu_budget(m: Model) -> int:
+    """CPU seconds one model may spend (RLIMIT_CPU of the checker process): a safety net that
+    does not depend on how loaded the machine is, as CPU time does not grow with the load.
+    50 times the recorded seconds, at least 10 minutes."""
+    return int(max(600.0, 50.0 * m.seconds))
+
+
+def _limit_cpu(seconds: int) -> Any:
+    """A preexec_fn setting RLIMIT_CPU in the checker process (POSIX; elsewhere no limit)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: the state bound and the wall clock remain
+        return None
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+
+    return apply
 
 
 def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> ModelRun:
@@ -138,6 +169,8 @@ def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> 
                 Path(m.cfg).name,
                 "--json",
                 "--allow-deadlock",
+                "--max-states",
+                str(state_bound(m)),
             ],
             cwd=spec_dir / Path(m.module).parent,
             capture_output=True,
@@ -145,10 +178,15 @@ def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> 
             timeout=timeout,
             check=False,
             env=dict(os.environ, NO_COLOR="1"),
+            preexec_fn=_limit_cpu(cpu_budget(m)),
         )
     except subprocess.TimeoutExpired:
         secs = time.monotonic() - start
-        detail = f"timed out after {timeout:.0f}s"
+        detail = f"timed out after {timeout:.0f}s (wall clock; a hung checker)"
+        return ModelRun(m.name, m.invariant, m.expect, "timeout", "", 0, secs, False, detail, "")
+    if proc.returncode < 0 and -proc.returncode in _CPU_SIGNALS:
+        secs = time.monotonic() - start
+        detail = f"killed by signal {-proc.returncode}: its CPU budget ({cpu_budget(m)} s) ran out"
         return ModelRun(m.name, m.invariant, m.expect, "timeout", "", 0, secs, False, detail, "")
     secs = time.monotonic() - start
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""

@@ -53,3 +53,37 @@ def test_manifest_lists_every_model() -> None:
     assert cfgs == listed, f"not in spec/manifest.json: {cfgs - listed}; missing: {listed - cfgs}"
     for m in MODELS:
         assert (SPEC / m.module).exists(), m.module
+
+
+def test_a_model_is_bounded_by_its_state_count_not_by_time() -> None:
+    """Issue 17: the work of a model is bounded by a count (tla-checker's --max-states at twice
+    the recorded states), so a model that explores more than it should stops at the same point
+    on any machine and is reported, whatever the load; the safety nets are generous and do not
+    shrink with a slow machine (CPU time, at least 10 minutes; wall clock, at least an hour)."""
+    from dataclasses import replace
+
+    from pubsub_spec.properties.tla import cpu_budget, safety_timeout, state_bound
+
+    _need_tla()
+    passing = next(m for m in CHEAP_MODELS if m.expect == "pass")
+    assert state_bound(passing) == 2 * passing.states + 1
+    assert cpu_budget(passing) >= 600 and safety_timeout(passing) >= 3600.0
+    shrunk = replace(passing, states=100)  # a manifest count far below what the model needs
+    run = run_model(shrunk)
+    assert not run.ok and run.status == "max_states_exceeded", run.detail
+    assert run.states == state_bound(shrunk) + 1  # tla-checker stops one past its bound
+
+
+def test_a_model_out_of_its_cpu_budget_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU safety net (RLIMIT_CPU of the checker) ends a run that spends more than its
+    budget, and the row says so; CPU seconds, unlike wall-clock seconds, do not grow when the
+    machine is loaded."""
+    from pubsub_spec.properties import tla
+
+    _need_tla()
+    slowest = max(CHEAP_MODELS, key=lambda m: m.seconds)
+    assert slowest.seconds >= 3.0
+    monkeypatch.setattr(tla, "cpu_budget", lambda m: 1)
+    run = run_model(slowest)
+    assert not run.ok and run.status == "timeout", run.detail
+    assert "CPU budget" in run.detail
