@@ -172,3 +172,41 @@ def test_a_wrong_sql_oracle_is_a_failure_of_the_suite(spark: Any, tmp_path: Path
     assert cross.failed > 0 and cross.verdict == "fail"
     assert any("missing" not in f.detail and "spurious" in f.detail for f in r.failures)
     # the same run without the mutant: tests/test_conformance_scale.py's conform --ops test
+
+
+def test_generate_ops_writes_parquet_and_the_sql_oracles_deliveries(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`generate --ops N` (issue 15, item 1): the executors write the trace set as Parquet, the
+    SQL oracle's deliveries as Parquet in expected/, and an index.json that states the target,
+    the traces and ops written; the traces read back from Parquet are the generators' own, and
+    the expected deliveries are the Python oracle's (conformance/FORMAT.md)."""
+    from pubsub_spec.cli import main
+    from pubsub_spec.conformance.spark_oracle import parquet_frames
+    from pubsub_spec.reference.common.oracle import expected_deliveries
+
+    out = tmp_path / "set"
+    gens = ("uniform", "churn")
+    code = main(
+        [
+            "generate", "--out", str(out), "--ops", "300", "--profile", "tiny",
+            "--generators", ",".join(gens), "--seed", "3",
+        ]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    index = json.loads((out / "index.json").read_text())
+    p = plan(300, gens, "tiny", 3)
+    assert (index["target_ops"], index["traces"], index["profile"]) == (300, p.traces, "tiny")
+    traces = [GENERATORS[g](3, i, "tiny") for g, i in map(p.task, range(p.traces))]
+    assert index["ops"] == sum(len(t.ops) for t in traces) >= 270
+    heads, ops = parquet_frames(spark, out / "parquet")
+    assert sorted(r.trace_id for r in heads.select("trace_id").collect()) == sorted(
+        t.trace_id for t in traces
+    )
+    assert ops.count() == index["ops"]
+    got = {
+        (r.trace_id, r.event_id, r.sub_id)
+        for r in spark.read.parquet(str(out / "expected")).collect()
+    }
+    want = {(t.trace_id, d.event_id, d.sub_id) for t in traces for d in expected_deliveries(t)}
+    assert got == want and want
