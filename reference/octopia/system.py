@@ -82,6 +82,8 @@ class SubState:
     host: Broker
     pending: int = 0
     active: bool = True
+    started_at: float = 0.0  # when the subscribe op arrived
+    recorded: bool = False  # its installation latency is in the metrics
 
 
 @dataclass
@@ -155,6 +157,15 @@ class BrokerNetwork(System[Arrival]):
 
     def installed(self, sub_id: str) -> bool:
         return self.subs[sub_id].pending == 0
+
+    def installed_now(self, st: SubState) -> None:
+        """O-INSTALL (docs/octopia.md): a subscription is installed when the last message it
+        caused (its cluster broadcast, its CIB_SETs; with TIDs, the forwards along reverse
+        paths) has arrived: its installation latency is recorded then, once. (It was recorded
+        as 0 ms at the subscribe op, a bug that mutation testing found, issue 17.)"""
+        if st.pending == 0 and not st.recorded:
+            st.recorded = True
+            self.metrics.install_latency_ms.append(self.engine.now - st.started_at)
 
     def apply_other(self, op: Op) -> None:
         """The trace's advertisement ops (decision O-EXPLICIT): `advertise` issues the
@@ -331,8 +342,10 @@ class OctopiaSystem(BrokerNetwork):
         elif isinstance(msg, Unadv):
             self.srt[b].pop(msg.adv_id, None)
         elif isinstance(msg, Sub):
-            self.subs[msg.sub.id].pending -= 1
+            st = self.subs[msg.sub.id]
+            st.pending -= 1
             self.receive_sub(b, msg.sub, src)
+            self.installed_now(st)
         elif isinstance(msg, Unsub):
             self.receive_unsub(b, msg.sub_id, src)
         elif isinstance(msg, CibSet):
@@ -364,7 +377,9 @@ class OctopiaSystem(BrokerNetwork):
 
     def on_cib_set(self, b: Broker, msg: CibSet) -> None:
         if msg.sub is not None:
-            self.subs[msg.sub.id].pending -= 1
+            st = self.subs[msg.sub.id]
+            st.pending -= 1
+            self.installed_now(st)
         e = self.srt[b].get(msg.adv_id)
         if e is not None and e.last_hop is None:
             e.stc_mask |= bit(self.cib_index(msg.from_ci))  # §VI: CIB of the sender's cluster
@@ -375,9 +390,9 @@ class OctopiaSystem(BrokerNetwork):
     # -- subscription broadcast (§VI) ------------------------------------------------------
     def subscribe(self, sub: Subscription, seq: int) -> None:
         host = self.host_of(sub.subscriber)
-        self.subs[sub.id] = SubState(sub, seq, host)
-        self.metrics.install_latency_ms.append(0.0)
+        st = self.subs[sub.id] = SubState(sub, seq, host, started_at=self.engine.now)
         self.receive_sub(host, sub, None)
+        self.installed_now(st)  # a one-broker cluster: installed at once
 
     def receive_sub(self, b: Broker, sub: Subscription, src: Broker | None) -> None:
         self.prt[b][sub.id] = PrtEntry(sub, src)  # §VI (i): save (s, lastHop)

@@ -78,6 +78,8 @@ class TidSystem(BrokerNetwork):
             if st is not None:
                 st.pending -= 1
             self.receive_sub(b, msg.sub, msg.tid, src)
+            if st is not None:
+                self.installed_now(st)
         elif isinstance(msg, Unsub):
             assert msg.tid is not None
             self.receive_unsub(b, msg.sub_id, msg.tid)
@@ -117,12 +119,12 @@ class TidSystem(BrokerNetwork):
     # -- subscriptions along reverse paths of bound TIDs ([20]; §II, Fig. 1(c)) ------------
     def subscribe(self, sub: Subscription, seq: int) -> None:
         host = self.host_of(sub.subscriber)
-        self.subs[sub.id] = SubState(sub, seq, host)
-        self.metrics.install_latency_ms.append(0.0)
+        st = self.subs[sub.id] = SubState(sub, seq, host, started_at=self.engine.now)
         self.local[host][sub.id] = sub
         for tid, e in sorted(self.srt[host].items()):
             if overlaps(e.adv, sub):
                 self.receive_sub(host, sub, tid, None)
+        self.installed_now(st)  # no reverse path to follow: installed at once
 
     def receive_sub(self, b: Broker, sub: Subscription, tid: str, src: Broker | None) -> None:
         e = self.srt[b].get(tid)
