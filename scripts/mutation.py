@@ -96,6 +96,7 @@ PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
         "tests/test_mutation_kills_overlay.py",
         "tests/test_mutation_kills_pastry.py",
         "tests/test_overlay_pastry.py",
+        "tests/test_overlay_pastry_pns.py",
         "tests/test_overlay_scribe.py",
         "tests/test_thesis_cost_rules.py",
     ),

@@ -120,10 +120,13 @@ class PastryRing:
         return out
 
     def leaf_set(self, pid: int) -> list[int]:
-        """The 16 numerically nearest peers, 8 on each side (thesis §4.1.1: LeafSet size 16)."""
+        """The 16 numerically nearest peers, 8 on each side (thesis §4.1.1: LeafSet size 16), of
+        a member `pid` (a KeyError otherwise: a leaf set is a member's state, Pastry §2.1.2)."""
         ids = self._ids
         n = len(ids)
         i = bisect.bisect_left(ids, pid)
+        if i >= n or ids[i] != pid:
+            raise KeyError(pid)
         h = min(self.leaf_half, (n - 1) // 2 + ((n - 1) % 2))
         out: list[int] = []
         for s in range(1, h + 1):
@@ -133,10 +136,6 @@ class PastryRing:
         return out
 
     # -- prefix routing --------------------------------------------------------------------
-    def digit(self, x: int, row: int) -> int:
-        shift = self.id_bits - (row + 1) * self.digit_bits
-        return (x >> shift) & ((1 << self.digit_bits) - 1)
-
     def shared_prefix(self, a: int, b: int) -> int:
         x = a ^ b
         if x == 0:
