@@ -3,7 +3,8 @@ Chapter 4 are not reproduced as stated (multicast saving, cut-off effect, hot-sp
 concentration, latency level). Each experiment varies one thing on the thesis workload
 (Tables 4.1–4.3) and prints what it changes.
 
-Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500] [--only latency,...]
+Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
+         [--only multicast,cutoff,hotspot,latency]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.thesis.config import (
@@ -24,8 +26,9 @@ from pubsub_spec.reference.thesis.config import (
     with_config,
 )
 from pubsub_spec.reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
+from pubsub_spec.reference.thesis.messages import ProbePub
 from pubsub_spec.reference.thesis.run import run_trace
-from pubsub_spec.reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
 from pubsub_spec.reference.thesis.workload import thesis_trace
 
 # Relative delay penalty of Pastry routes with proximity neighbour selection (§2.1.2): a route's
@@ -60,6 +63,49 @@ class HopMeter(TwoDTreeSystem):
             self.hop_ms += total
             self.hop_count += len(path) - 1
         return total
+
+
+class ProbeMeter(TwoDTreeSystem):
+    """The reference, unchanged, that also counts the region probes each tree node receives
+    (Program 3.3), by the peer that hosts it: which tree nodes make the busiest peers busy."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.node_probes: Counter[tuple[str, str, str]] = Counter()  # (peer, qattr, bits)
+
+    def _on_probe_pub(self, peer: Peer, msg: ProbePub) -> None:
+        self.node_probes[(peer.name, msg.qattr, msg.target)] += 1
+        super()._on_probe_pub(peer, msg)
+
+
+def hotspot(trace: Trace, config: ThesisConfig, top: int = 3) -> list[str]:
+    """G3: the busiest peers by probe bytes, the tree nodes they host that receive the most
+    probes, and the probes received per event by tree depth."""
+    r = run_trace(with_config(trace, config), check=False, system_class=ProbeMeter)
+    system = r.system
+    assert isinstance(system, ProbeMeter)
+    peers = [p.name for p in system.peers.values()]
+    events = max(1, len(system.event_seq))
+    probe = dict(zip(peers, per_node(system.metrics, peers, PROBE_TYPES, events), strict=True))
+    mean = statistics.fmean(probe.values())
+    by_depth: Counter[int] = Counter()
+    for (_, _, bits), n in system.node_probes.items():
+        by_depth[len(bits)] += n
+    total = sum(by_depth.values())
+    deep = sum(n for d, n in by_depth.items() if d >= 10)
+    lines = [
+        f"probes received per event {total / events:.1f}, at depth >= 10: {deep / total:.0%};"
+        f" probe bytes max/mean {max(probe.values()) / mean:.1f}"
+    ]
+    for name in sorted(probe, key=lambda p: (-probe[p], p))[:top]:
+        mine = sorted(
+            ((n, q, bits) for (p, q, bits), n in system.node_probes.items() if p == name),
+            key=lambda t: (-t[0], t[1], t[2]),
+        )[:2]
+        nodes = ", ".join(f"{q.split('/')[-1]} '{bits}' ({n / events:.2f} probes/event)"
+                          for n, q, bits in mine)  # fmt: skip
+        lines.append(f"  {name}: {probe[name] / mean:.1f}x mean; hosts {nodes}")
+    return lines
 
 
 def per_node(
@@ -103,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--subs-per-node", type=float, default=5)
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--only", default="multicast,cutoff,latency")
+    p.add_argument("--only", default="multicast,cutoff,hotspot,latency")
     a = p.parse_args(argv)
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
     preset = thesis_preset(trace.schemas)
@@ -126,6 +172,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f" {r['jump_backs_per_event']:14.1f} {r['pub_max_over_mean']:13.1f}",
                     flush=True,
                 )
+    if "hotspot" in only:
+        print("\nhot spots (unicast probes): the busiest peers and the tree nodes they host")
+        for frac in (None, 0.1):
+            cut = default_cutoff(trace.schemas, frac) if frac else ()
+            print(f"c = {frac or 'off'}:")
+            for line in hotspot(trace, replace(preset, probe="unicast", cutoff=cut)):
+                print(f"  {line}", flush=True)
     if "latency" in only:
         print("\nlatency model: mean delivery / installation latency (ms)")
         pns = replace(preset, proximity_routing=True)
