@@ -1,10 +1,10 @@
 """The Spark SQL oracle's two formulations on the same Parquet traces (issue 15): the first one
 (predicates and values exploded, joined per attribute, counted per pair in a shuffle
-aggregation; kept here as `SQL_EXPLODE`) and the current one (conformance/spark_oracle.py: each
-candidate pair decided in its row). Both are reduced to the same per-trace fingerprint as
-`conform --ops` uses (count and two sums of CRC-32, conformance/scale.py), which must agree;
-prints ops, deliveries, seconds of each and the speed-up, measured in one run on local[2].
-Exits 1 if the two disagree.
+aggregation; its part after the active subscriptions is kept here) and the current one
+(conformance/spark_oracle.py: each candidate pair decided in its row). Both are reduced to the
+same per-trace fingerprints as `conform --ops` uses (count and two sums of CRC-32,
+conformance/scale.py), which must agree. Prints ops, deliveries, the seconds of each and the
+speed-up, measured in one run on local[2]; exits 1 if the two disagree.
 
 Run: python -m benchmarks.bench_spark_oracle [--ops 100000] [--traces DIR] [--skip-old]
 (--traces: a set written by `pubsub-spec generate --ops N --out DIR`; otherwise one is
@@ -22,44 +22,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-# The first formulation of the SQL oracle (until 2026-11-24), verbatim.
-SQL_EXPLODE = """
-WITH ops AS (
-  SELECT o.*, h.matching FROM {ops} o JOIN {heads} h ON o.tkey = h.tkey
-),
-unsubscribes AS (
-  SELECT tkey, id AS sub_id, seq FROM ops WHERE op = 'unsubscribe'
-),
-departures AS (
-  SELECT tkey, node, seq FROM ops WHERE op = 'leave'
-  UNION ALL
-  SELECT tkey, explode(nodes) AS node, seq FROM ops WHERE op = 'fail'
-),
-subs AS (
-  SELECT tkey, matching, id AS sub_id, subscriber, schema, seq AS start_seq, predicates,
-         size(predicates) AS n_preds
-  FROM ops WHERE op = 'subscribe'
-),
-unsubscribe_end AS (
-  SELECT s.tkey, s.sub_id, min(u.seq) AS end_seq
-  FROM subs s JOIN unsubscribes u
-    ON s.tkey = u.tkey AND s.sub_id = u.sub_id AND u.seq > s.start_seq
-  GROUP BY s.tkey, s.sub_id
-),
-departure_end AS (
-  SELECT s.tkey, s.sub_id, min(d.seq) AS end_seq
-  FROM subs s JOIN departures d
-    ON s.tkey = d.tkey AND s.subscriber = d.node AND d.seq > s.start_seq
-  GROUP BY s.tkey, s.sub_id
-),
-active AS (
-  -- end_seq NULL: never unsubscribed, never departed (no sentinel: every BIGINT is a legal
-  -- seq: a sentinel of 2^63-1 once hid a publish at that seq; issue 18). least() skips NULLs.
-  SELECT s.*, least(u.end_seq, d.end_seq) AS end_seq
-  FROM subs s
-  LEFT JOIN unsubscribe_end u ON s.tkey = u.tkey AND s.sub_id = u.sub_id
-  LEFT JOIN departure_end d ON s.tkey = d.tkey AND s.sub_id = d.sub_id
-),
+# The first formulation of the SQL oracle (until 2026-11-24): the same CTEs as the current query
+# up to the active subscriptions, then predicates and values exploded, joined per attribute
+# and counted per (event, subscription).
+_EXPLODED_TAIL = """
 predicate_rows AS (
   SELECT tkey, matching, sub_id, schema, start_seq, end_seq, n_preds, attr,
          element_at(bounds, 1) AS lo, element_at(bounds, 2) AS hi
@@ -118,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pubsub_spec.conformance.spark_oracle import SQL, parquet_frames
     from pubsub_spec.conformance.spark_session import get_spark
 
+    shared = SQL[: SQL.index("events AS (")]  # ops, departures, subs, ..., active
+    exploded = shared + _EXPLODED_TAIL.lstrip("\n")
+
     with tempfile.TemporaryDirectory(prefix="bench-spark-oracle-") as tmp:
         root = a.traces
         if root is None:
@@ -137,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               flush=True)  # fmt: skip
         if a.skip_old:
             return 0
-        old, t_old = fingerprints(spark, SQL_EXPLODE, heads, ops)
+        old, t_old = fingerprints(spark, exploded, heads, ops)
         print(f"first (exploded, aggregated):       {t_old:8.1f} s", flush=True)
         same = old == new
         print(f"same fingerprints on every trace: {same}; speed-up {t_old / t_new:.1f}x")
