@@ -126,8 +126,11 @@ def tla_pages() -> list[str]:
 def conformance_pages() -> None:
     """The format and protocol documents as pages of their own (their links into the repository
     are rewritten by scripts/docs_hooks.py)."""
-    for name in ("FORMAT.md", "PROTOCOL.md", "README.md"):
-        with mkdocs_gen_files.open(f"conformance/{name}", "w") as f:
+    # README.md would become conformance/index.html, the URL of docs/conformance.md (MkDocs
+    # makes a README the index of its folder), and silently replace that page
+    for name, page in (("FORMAT.md", "FORMAT.md"), ("PROTOCOL.md", "PROTOCOL.md"),
+                       ("README.md", "package-readme.md")):  # fmt: skip
+        with mkdocs_gen_files.open(f"conformance/{page}", "w") as f:
             f.write((ROOT / "conformance" / name).read_text())
     with mkdocs_gen_files.open("conformance/trace.schema.md", "w") as f:
         schema = (ROOT / "conformance" / "trace.schema.json").read_text()

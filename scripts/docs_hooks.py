@@ -19,7 +19,7 @@ LINK = re.compile(r"(\]\()([^)\s#]+)(#[^)\s]*)?(\))")
 RENDERED = {
     "conformance/FORMAT.md": "conformance/FORMAT.md",
     "conformance/PROTOCOL.md": "conformance/PROTOCOL.md",
-    "conformance/README.md": "conformance/README.md",
+    "conformance/README.md": "conformance/package-readme.md",
     "conformance/trace.schema.json": "conformance/trace.schema.md",
 }
 

@@ -6,6 +6,7 @@ of the navigation."""
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import subprocess
@@ -49,6 +50,26 @@ def test_every_docs_page_and_tla_module_is_a_page(site: Path) -> None:
         assert '<span class="k">EXTENDS</span>' in html or "EXTENDS" not in tla.read_text()
     for doc in ("conformance/FORMAT", "conformance/PROTOCOL", "z3-lemmas", "ci", "implementers"):
         assert "<h1" in page(site, doc)
+    assert "<h1" in page(site, "conformance/package-readme")
+
+
+def first_heading(md: Path) -> str:
+    """The text of the page's first `# ` heading, as the site shows it (no backticks)."""
+    line = next(x for x in md.read_text().splitlines() if x.startswith("# "))
+    return html.escape(line[2:].replace("`", "").strip(), quote=False)
+
+
+def test_no_generated_page_takes_the_place_of_a_docs_page(site: Path) -> None:
+    """Each page of docs/ is served at its own URL with its own content: a generated page of the
+    same URL (conformance/README.md was one: MkDocs makes a README its folder's index, which is
+    conformance/index.html, the URL of docs/conformance.md) would silently replace it."""
+    for md in (ROOT / "docs").rglob("*.md"):
+        rel = md.relative_to(ROOT / "docs").with_suffix("")
+        target = rel.parent if rel.name in ("index", "README") else rel
+        h1 = re.search(r"<h1[^>]*>(.*?)</h1>", page(site, target.as_posix()), re.S)
+        assert h1 is not None, md
+        shown = re.sub(r"<[^>]+>|&para;|¶", "", h1[1]).strip()
+        assert shown == first_heading(md), (md, shown)
     assert (site / "search" / "search_index.json").stat().st_size > 10_000
 
 
