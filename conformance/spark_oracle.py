@@ -9,7 +9,8 @@ whichever comes first (DESIGN.md, "Active"; decision D-CHURN). The candidate pai
 active subscriptions with the events of their trace and schema published inside the activeness
 interval; each pair is decided in its row by a higher-order function over the predicates:
 - strict matching (thesis §3.4.1, the default): every predicate's attribute is present and its
-  value lies in [lo, hi] (a subscription without predicates matches nothing);
+  value lies in [lo, hi] (`n_preds > 0` keeps the first formulation's answer for a subscription
+  without predicates, which the trace reader rejects anyway);
 - lenient matching (§3.4.1, "the constraint ... is ignored"): every predicate whose attribute
   the event carries holds, so a subscription none of whose attributes it carries matches
   vacuously.
