@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pubsub_spec.conformance.fingerprint import Fingerprint
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
 from pubsub_spec.reference.registry import SYSTEMS
@@ -31,6 +32,9 @@ class Implementation:
     unavailable: str | None = None  # reason to skip, if it cannot run here
     # what it supports (reference/sim/system.py FEATURES); a trace that needs more is skipped
     features: frozenset[str] = ALL_FEATURES
+    # the fingerprint of `run`'s deliveries computed without them (conform --ops, issue 15);
+    # must equal fingerprint(run(trace)) on every trace (tests/test_fingerprint.py)
+    fingerprint: Callable[[Trace], Fingerprint] | None = None
 
 
 def _simulated(make: SystemFactory) -> Runner:
@@ -50,6 +54,18 @@ def _indexed(trace: Trace) -> list[Delivery]:
     from pubsub_spec.conformance.variants.indexed_matcher import indexed_expected
 
     return indexed_expected(trace)
+
+
+def _array_sim_fingerprint(trace: Trace) -> Fingerprint:
+    from pubsub_spec.conformance.variants.thesis_array_sim import array_sim_fingerprint
+
+    return array_sim_fingerprint(trace)
+
+
+def _indexed_fingerprint(trace: Trace) -> Fingerprint:
+    from pubsub_spec.conformance.variants.indexed_matcher import indexed_fingerprint
+
+    return indexed_fingerprint(trace)
 
 
 _REGISTERED: dict[str, Implementation] = {}
@@ -72,8 +88,12 @@ def builtin() -> dict[str, Implementation]:
     }
     impls |= {
         "oracle-python": Implementation("oracle-python", expected_deliveries),
-        "oracle-indexed": Implementation("oracle-indexed", _indexed),
-        "reference-array": Implementation("reference-array", _array_sim),
+        "oracle-indexed": Implementation(
+            "oracle-indexed", _indexed, fingerprint=_indexed_fingerprint
+        ),
+        "reference-array": Implementation(
+            "reference-array", _array_sim, fingerprint=_array_sim_fingerprint
+        ),
     }
     impls.update(_REGISTERED)
     return impls

@@ -29,7 +29,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pubsub_spec.conformance.traceio import parse_trace_lines, trace_to_lines
+from pubsub_spec.conformance.traceio import (
+    header_object,
+    op_object,
+    parse_trace_lines,
+)
 from pubsub_spec.reference.common.ops import Trace
 
 HEADER_DIR = "header"
@@ -99,13 +103,8 @@ def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
-def rows_from_lines(
-    trace_id: str, lines: Sequence[str]
-) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """The header row and the op rows (tuples in HEADER_COLUMNS / OPS_COLUMNS order) of one
-    trace given as valid NDJSON lines."""
-    h = json.loads(lines[0])
-    header = (
+def _header_row(trace_id: str, h: dict[str, Any]) -> tuple[Any, ...]:
+    return (
         trace_id,
         h["format"],
         h["version"],
@@ -116,27 +115,41 @@ def rows_from_lines(
         _dump(h["schemas"]),
         _dump(h["config"]),
     )
-    ops = []
-    for number, line in enumerate(lines[1:], start=2):
-        o = json.loads(line)
-        ops.append(
-            (
-                trace_id,
-                o["seq"],
-                o["op"],
-                number,
-                o.get("node"),
-                o.get("nodes"),
-                o.get("id"),
-                o.get("subscriber"),
-                o.get("publisher"),
-                o.get("schema"),
-                _dump(o["predicates"]) if "predicates" in o else None,
-                _dump(o["values"]) if "values" in o else None,
-                o.get("adv"),
-            )
-        )
-    return header, ops
+
+
+def _op_row(trace_id: str, number: int, o: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        trace_id,
+        o["seq"],
+        o["op"],
+        number,
+        o.get("node"),
+        o.get("nodes"),
+        o.get("id"),
+        o.get("subscriber"),
+        o.get("publisher"),
+        o.get("schema"),
+        _dump(o["predicates"]) if "predicates" in o else None,
+        _dump(o["values"]) if "values" in o else None,
+        o.get("adv"),
+    )
+
+
+def rows_from_lines(
+    trace_id: str, lines: Sequence[str]
+) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """The header row and the op rows (tuples in HEADER_COLUMNS / OPS_COLUMNS order) of one
+    trace given as valid NDJSON lines."""
+    ops = [_op_row(trace_id, k, json.loads(line)) for k, line in enumerate(lines[1:], start=2)]
+    return _header_row(trace_id, json.loads(lines[0])), ops
+
+
+def rows_from_trace(trace: Trace) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """`rows_from_lines` of the trace's NDJSON lines, made from the line objects without
+    writing and parsing the lines (conform --ops writes every trace this way)."""
+    tid = trace.trace_id
+    ops = [_op_row(tid, k, op_object(op)) for k, op in enumerate(trace.ops, start=2)]
+    return _header_row(tid, header_object(trace)), ops
 
 
 def lines_from_rows(header: dict[str, Any], ops: Iterable[dict[str, Any]]) -> list[str]:
@@ -173,7 +186,7 @@ def _tables(traces: Iterable[Trace]) -> tuple[Any, Any]:
     headers: list[tuple[Any, ...]] = []
     ops: list[tuple[Any, ...]] = []
     for t in traces:
-        h, o = rows_from_lines(t.trace_id, trace_to_lines(t))
+        h, o = rows_from_trace(t)
         headers.append(h)
         ops.extend(o)
     header_schema, ops_schema = _arrow_schema(HEADER_TABLE), _arrow_schema(OPS_TABLE)

@@ -45,12 +45,12 @@ import resource
 import shutil
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.conformance.fingerprint import Fingerprint, fingerprint
 from pubsub_spec.reference.common.oracle import Delivery
 
 # The fast built-ins run on every trace (0.05-0.2 ms per op); the cross-check oracle on a
@@ -67,6 +67,7 @@ FULL_OPS = 200_000
 SLOW_OPS_BUDGET = 100_000
 CROSS_OPS_BUDGET = 1_000_000
 MAX_DETAILS = 5
+NONE: Fingerprint = (0, 0, 0)  # the fingerprint column of a row with a known verdict
 RESULTS_DIR = "results"
 RESULT_TABLE = (
     ("trace_id", "STRING"),
@@ -105,26 +106,6 @@ def is_slow(impl: str) -> bool:
 
 
 # --- fingerprints ------------------------------------------------------------------------------
-
-
-def _h1(event_id: str, sub_id: str) -> int:
-    return zlib.crc32(f"{event_id}\t{sub_id}".encode())
-
-
-def _h2(event_id: str, sub_id: str) -> int:
-    return zlib.crc32(f"{sub_id}\n{event_id}#".encode())
-
-
-def fingerprint(deliveries: Iterable[Delivery]) -> tuple[int, int, int]:
-    """(count, sum of h1, sum of h2) of a multiset of deliveries: equal for equal multisets;
-    `expected_fingerprints` computes the same in Spark SQL (crc32 is CRC-32 of the UTF-8
-    bytes in both)."""
-    n = s1 = s2 = 0
-    for d in deliveries:
-        n += 1
-        s1 += _h1(d.event_id, d.sub_id)
-        s2 += _h2(d.event_id, d.sub_id)
-    return n, s1, s2
 
 
 def expected_fingerprints(expected: Any) -> Any:
@@ -272,10 +253,11 @@ class _Sink:
         os.replace(self.tmp, self.path)
 
 
-def _run_impl(name: str, trace: Any, job: Job) -> tuple[str, str, str, list[Delivery], float]:
-    """(known verdict or "", kind, reason, deliveries, seconds) of one implementation on one
-    trace. The fast built-ins run in the task's own process (a fork per trace would cost more
-    than they do); a crash is caught. The slow built-ins run isolated (isolate.py), outside
+def _run_impl(name: str, trace: Any, job: Job) -> tuple[str, str, str, Fingerprint, float]:
+    """(known verdict or "", kind, reason, fingerprint of the deliveries, seconds) of one
+    implementation on one trace. The fast built-ins run in the task's own process (a fork per
+    trace would cost more than they do), through their `fingerprint` where they have one; a
+    crash is caught. The slow built-ins run isolated (isolate.py), outside
     programs through the adapter, under the same limits as in `conform` without --ops."""
     from pubsub_spec.conformance.impls import is_outside, outside_command, resolve
     from pubsub_spec.conformance.supervisor import Limits
@@ -288,30 +270,30 @@ def _run_impl(name: str, trace: Any, job: Job) -> tuple[str, str, str, list[Deli
         o = run_outside(outside_command(name), trace, job.op_timeout, job.total_timeout)
         secs = time.monotonic() - start
         if o.verdict != "ok":
-            return o.verdict, o.kind, o.reason, [], secs
-        return "", "", "", list(o.deliveries), secs
+            return o.verdict, o.kind, o.reason, NONE, secs
+        return "", "", "", fingerprint(o.deliveries), secs
     impl = resolve(name)
     if impl is None:
-        return "skipped", "unknown-impl", "unknown implementation", [], 0.0
+        return "skipped", "unknown-impl", "unknown implementation", NONE, 0.0
     if impl.unavailable:
-        return "skipped", "unavailable", impl.unavailable, [], 0.0
+        return "skipped", "unavailable", impl.unavailable, NONE, 0.0
     lacking = missing_features(trace, impl.features)
     if lacking:
-        return "skipped", "feature", lacking, [], 0.0
+        return "skipped", "feature", lacking, NONE, 0.0
     if not is_slow(name):
         try:
-            got = impl.run(trace)
+            fp = impl.fingerprint(trace) if impl.fingerprint else fingerprint(impl.run(trace))
         except Exception as e:  # a crash of a built-in is its fail, never the task's
-            return "fail", "crash", f"{type(e).__name__}: {e}"[:500], [], time.monotonic() - start
-        return "", "", "", got, time.monotonic() - start
+            return "fail", "crash", f"{type(e).__name__}: {e}"[:500], NONE, time.monotonic() - start
+        return "", "", "", fp, time.monotonic() - start
     from pubsub_spec.conformance.isolate import run_isolated
 
     ran = run_isolated(impl.run, trace, Limits(job.op_timeout, total_timeout=job.total_timeout))
     if ran.status != "ok":
         verdict = "fail" if ran.status in ("crash", "killed") else "unknown"
         kind = "crash" if verdict == "fail" else ran.status
-        return verdict, kind, ran.reason[:500], [], ran.seconds
-    return "", "", "", ran.deliveries, ran.seconds
+        return verdict, kind, ran.reason[:500], NONE, ran.seconds
+    return "", "", "", fingerprint(ran.deliveries), ran.seconds
 
 
 def runs_on(job: Job, impl: str, trace_id: str) -> bool:
@@ -331,9 +313,8 @@ def run_partition(job: Job, partition: int) -> PartStats:
         HEADER_TABLE,
         OPS_DIR,
         OPS_TABLE,
-        rows_from_lines,
+        rows_from_trace,
     )
-    from pubsub_spec.conformance.traceio import trace_to_lines
     from pubsub_spec.reference.common.ops import Publish
 
     began = time.monotonic()
@@ -349,7 +330,7 @@ def run_partition(job: Job, partition: int) -> PartStats:
         gen, index = p.task(number)
         trace = GENERATORS[gen](p.seed, index, p.profile)
         tid = trace.trace_id
-        header, op_rows = rows_from_lines(tid, trace_to_lines(trace))
+        header, op_rows = rows_from_trace(trace)
         heads.add([header])
         ops.add(op_rows)
         publishes = sum(1 for op in trace.ops if isinstance(op, Publish))
@@ -358,8 +339,7 @@ def run_partition(job: Job, partition: int) -> PartStats:
         for impl in job.impls:
             if not runs_on(job, impl, tid):
                 continue
-            known, kind, reason, got, secs = _run_impl(impl, trace, job)
-            n, s1, s2 = fingerprint(got)
+            known, kind, reason, (n, s1, s2), secs = _run_impl(impl, trace, job)
             results.add(
                 [(tid, gen, index, impl, len(trace.ops), publishes, known, kind, reason, n, s1,
                   s2, secs)]

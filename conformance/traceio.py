@@ -493,9 +493,10 @@ def read_trace(path: str | Path) -> Trace:
     return parse_trace_lines(_read_lines(path), str(path))
 
 
-def trace_to_lines(trace: Trace) -> list[str]:
+def header_object(trace: Trace) -> dict[str, Any]:
+    """The header line of a trace, as the object `trace_to_lines` writes."""
     version, config = _config_json(trace)
-    header = {
+    return {
         "format": FORMAT,
         "version": version,
         "trace_id": trace.trace_id,
@@ -514,34 +515,40 @@ def trace_to_lines(trace: Trace) -> list[str]:
         "semantics": {"matching": trace.matching},
         "config": config,
     }
-    out = [json.dumps(header, separators=(",", ":"), allow_nan=False)]
-    for op in trace.ops:
-        obj: dict[str, Any] = {"seq": op.seq}
-        if isinstance(op, Join | Leave):
-            obj |= {"op": "join" if isinstance(op, Join) else "leave", "node": op.node}
-        elif isinstance(op, Fail):
-            obj |= {"op": "fail", "nodes": list(op.nodes)}
-        elif isinstance(op, Unsubscribe):
-            obj |= {"op": "unsubscribe", "id": op.sub_id}
-        elif isinstance(op, Subscribe):
-            s = op.sub
-            preds = {p.attribute: [p.lo, p.hi] for p in s.predicates}
-            obj |= {"op": "subscribe", "id": s.id, "subscriber": s.subscriber}
-            obj |= {"schema": s.schema, "predicates": preds}
-        elif isinstance(op, Publish):
-            e = op.event
-            obj |= {"op": "publish", "id": e.id, "publisher": e.publisher, "schema": e.schema}
-            obj |= {"values": dict(e.values)}
-            if op.adv is not None:
-                obj["adv"] = op.adv
-        elif isinstance(op, Advertise):
-            preds = {p.attribute: [p.lo, p.hi] for p in op.predicates}
-            obj |= {"op": "advertise", "id": op.id, "publisher": op.publisher}
-            obj |= {"schema": op.schema, "predicates": preds}
-        else:
-            obj |= {"op": "unadvertise", "id": op.id}
-        out.append(json.dumps(obj, separators=(",", ":"), allow_nan=False))
-    return out
+
+
+def op_object(op: Op) -> dict[str, Any]:
+    """The line of one op, as the object `trace_to_lines` writes."""
+    obj: dict[str, Any] = {"seq": op.seq}
+    if isinstance(op, Join | Leave):
+        obj |= {"op": "join" if isinstance(op, Join) else "leave", "node": op.node}
+    elif isinstance(op, Fail):
+        obj |= {"op": "fail", "nodes": list(op.nodes)}
+    elif isinstance(op, Unsubscribe):
+        obj |= {"op": "unsubscribe", "id": op.sub_id}
+    elif isinstance(op, Subscribe):
+        s = op.sub
+        preds = {p.attribute: [p.lo, p.hi] for p in s.predicates}
+        obj |= {"op": "subscribe", "id": s.id, "subscriber": s.subscriber}
+        obj |= {"schema": s.schema, "predicates": preds}
+    elif isinstance(op, Publish):
+        e = op.event
+        obj |= {"op": "publish", "id": e.id, "publisher": e.publisher, "schema": e.schema}
+        obj |= {"values": dict(e.values)}
+        if op.adv is not None:
+            obj["adv"] = op.adv
+    elif isinstance(op, Advertise):
+        preds = {p.attribute: [p.lo, p.hi] for p in op.predicates}
+        obj |= {"op": "advertise", "id": op.id, "publisher": op.publisher}
+        obj |= {"schema": op.schema, "predicates": preds}
+    else:
+        obj |= {"op": "unadvertise", "id": op.id}
+    return obj
+
+
+def trace_to_lines(trace: Trace) -> list[str]:
+    objects = [header_object(trace), *(op_object(op) for op in trace.ops)]
+    return [json.dumps(o, separators=(",", ":"), allow_nan=False) for o in objects]
 
 
 def write_trace(trace: Trace, path: str | Path) -> None:

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
+from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 from pubsub_spec.conformance.scale import (
     CROSS_CHECK,
     FULL_OPS,
     Job,
     default_fractions,
-    fingerprint,
     in_sample,
     plan,
     run_partition,
@@ -81,6 +81,18 @@ def test_a_fingerprint_tells_delivery_multisets_apart() -> None:
     assert fingerprint([*ds[1:], Delivery("e0", "s6")]) != fp  # spurious instead of one
     assert fingerprint([Delivery("s1", "e1")]) != fingerprint([Delivery("e1", "s1")])
     assert fingerprint([]) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("gen", sorted(GENERATORS))
+def test_the_rows_made_from_a_trace_are_those_parsed_from_its_ndjson_lines(gen: str) -> None:
+    """`rows_from_trace` (conform --ops) skips writing and parsing the lines: same rows, same
+    JSON text of predicates and values (an int stays an int, a float keeps its repr)."""
+    from pubsub_spec.conformance.parquet import rows_from_lines, rows_from_trace
+    from pubsub_spec.conformance.traceio import trace_to_lines
+
+    for profile, index in (("tiny", 0), ("small", 1)):
+        t = GENERATORS[gen](5, index, profile)
+        assert rows_from_trace(t) == rows_from_lines(t.trace_id, trace_to_lines(t))
 
 
 def test_a_partition_writes_its_traces_as_parquet_and_one_result_per_run(tmp_path: Path) -> None:

@@ -70,3 +70,23 @@ def test_range_matches_iff_point_in_target_area(lo: float, hi: float, v: float) 
     path = SQ.point_path(lo, hi)
     if lo <= v <= hi:
         assert target_area(SQ, v, None).overlaps(path, SQ.k)
+
+
+NUMBERS = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.fractions(min_value=-(10**6), max_value=10**6, max_denominator=10**4),
+)
+
+
+@given(NUMBERS, NUMBERS, st.floats(1e-6, 1e5), st.integers(1, 8), st.booleans())
+def test_a_cell_is_the_exact_rational_floor_clamped_to_the_grid(
+    value: int | float | Fraction, lo: int | float | Fraction, width: float, k: int, near: bool
+) -> None:
+    """`Square.cell` computes in integers; it must equal the Fraction formula of its docstring
+    for ints, floats and Fractions, inside the domain, on its edges and outside it."""
+    sq = Square(Fraction(lo), Fraction(lo) + Fraction(width), k)
+    v = sq.lo + (Fraction(value) % Fraction(width)) if near else value
+    exact = (Fraction(v) - sq.lo) * (1 << k) // (sq.hi - sq.lo)
+    assert sq.cell(v) == min(max(int(exact), 0), (1 << k) - 1)
+    assert sq.cell(sq.hi) == (1 << k) - 1 and sq.cell(sq.lo) == 0

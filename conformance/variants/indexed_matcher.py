@@ -21,6 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from pubsub_spec.conformance.fingerprint import (
+    DeliverySink,
+    Fingerprint,
+    FingerprintSink,
+    RecordSink,
+)
 from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
 from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 from pubsub_spec.reference.common.oracle import Delivery
@@ -189,11 +195,9 @@ class IndexedMatcher:
         return ok
 
 
-def indexed_expected(trace: Trace, min_index: int = MIN_INDEX) -> list[Delivery]:
-    """The oracle's deliveries, computed with one IndexedMatcher per schema."""
+def _run(trace: Trace, sink: DeliverySink, min_index: int) -> None:
     matchers = {s.name: IndexedMatcher(s, trace.matching, min_index) for s in trace.schemas}
     where: dict[str, str] = {}
-    out: list[Delivery] = []
     for op in trace.ops:
         if isinstance(op, Subscribe):
             matchers[op.sub.schema].add(op.sub)
@@ -205,6 +209,20 @@ def indexed_expected(trace: Trace, min_index: int = MIN_INDEX) -> list[Delivery]
             for m in matchers.values():
                 m.remove_subscriber(gone)
         elif isinstance(op, Publish):
-            out.extend(Delivery(op.event.id, s) for s in matchers[op.event.schema].match(op.event))
-    out.sort()
-    return out
+            m = matchers[op.event.schema]
+            sink.add(op.event.id, m, m.match_mask(op.event))
+
+
+def indexed_expected(trace: Trace, min_index: int = MIN_INDEX) -> list[Delivery]:
+    """The oracle's deliveries, computed with one IndexedMatcher per schema."""
+    sink = RecordSink()
+    _run(trace, sink, min_index)
+    sink.records.sort()
+    return sink.records
+
+
+def indexed_fingerprint(trace: Trace, min_index: int = MIN_INDEX) -> Fingerprint:
+    """The fingerprint of `indexed_expected`, without a record per delivery (conform --ops)."""
+    sink = FingerprintSink()
+    _run(trace, sink, min_index)
+    return sink.result()

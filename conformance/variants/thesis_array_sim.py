@@ -36,6 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from pubsub_spec.conformance.fingerprint import (
+    DeliverySink,
+    Fingerprint,
+    FingerprintSink,
+    RecordSink,
+)
 from pubsub_spec.conformance.variants.indexed_matcher import IndexedMatcher
 from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Subscription, qualified
 from pubsub_spec.reference.common.ops import (
@@ -115,7 +121,7 @@ class ArraySimResult:
 
 
 class ArraySim:
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, sink: DeliverySink | None = None) -> None:
         self.config: ThesisConfig = config_of(trace)
         self.matching: MatchMode = trace.matching
         self.seed = trace.seed
@@ -135,7 +141,8 @@ class ArraySim:
         self.leaf_of = np.zeros(64, dtype=np.int64)
         self.event_seq: dict[str, int] = {}
         self.points_lost = self.splits = self.overflow = 0
-        self.deliveries: list[Delivery] = []
+        self.records = RecordSink()
+        self.sink: DeliverySink = self.records if sink is None else sink
         for name in initial_node_names(trace.initial_nodes):
             self._add_peer(name)
         self.schema_of: dict[str, str] = {}
@@ -296,17 +303,16 @@ class ArraySim:
         with np.errstate(invalid="ignore"):
             inside = (lo <= v) & np.where(closed, v <= hi, v < hi)  # D-SEG: half-open segments
         in_seg = np.where(np.isnan(v), pts["first"][idx], inside)  # D-LENIENT: segment 0
-        eid = event.id
-        ids = st.matcher.ids_of(pts["sub"][idx[in_seg]])
-        self.deliveries.extend(Delivery(eid, s) for s in ids)
+        self.sink.add(event.id, st.matcher, pts["sub"][idx[in_seg]])
 
     def result(self) -> ArraySimResult:
         leaves = frozenset((n.qattr, n.bits) for n in self.nodes if n.children is None)
-        return ArraySimResult(self.deliveries, self.points_lost, self.splits, self.overflow, leaves)
+        return ArraySimResult(
+            self.records.records, self.points_lost, self.splits, self.overflow, leaves
+        )
 
 
-def run_array_sim(trace: Trace, sim_class: type[ArraySim] = ArraySim) -> ArraySimResult:
-    sim = sim_class(trace)
+def _run(sim: ArraySim, trace: Trace) -> None:
     for op in trace.ops:
         if isinstance(op, Publish):
             sim.publish(op.event, op.seq)
@@ -320,8 +326,20 @@ def run_array_sim(trace: Trace, sim_class: type[ArraySim] = ArraySim) -> ArraySi
             sim.remove([op.node], graceful=True)
         elif isinstance(op, Fail):
             sim.remove(list(op.nodes), graceful=False)
+
+
+def run_array_sim(trace: Trace, sim_class: type[ArraySim] = ArraySim) -> ArraySimResult:
+    sim = sim_class(trace)
+    _run(sim, trace)
     return sim.result()
 
 
 def array_sim_deliveries(trace: Trace) -> list[Delivery]:
     return run_array_sim(trace).deliveries
+
+
+def array_sim_fingerprint(trace: Trace) -> Fingerprint:
+    """The fingerprint of `array_sim_deliveries`, without a record per delivery (conform --ops)."""
+    sink = FingerprintSink()
+    _run(ArraySim(trace, sink), trace)
+    return sink.result()
