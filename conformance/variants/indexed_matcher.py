@@ -174,9 +174,11 @@ class IndexedMatcher:
             self.build()
         ni = self._indexed
         values = {a: float(v) for a, v in event.values}
+        if ni == 0:  # nothing indexed yet: no bucket to look up
+            return self._scan(values, 0, n)
         found = [(k, self._bucket(k, values[a])) for k, a in enumerate(self.attrs) if a in values]
         buckets = [(k, b) for k, b in found if b is not None]
-        if ni == 0 or len(buckets) < len(found):
+        if len(buckets) < len(found):
             return self._scan(values, 0, n)
         sure = self._alive_bits.copy()
         present = dict(buckets)
