@@ -21,11 +21,11 @@ its number of ops, streamed end to end so that the driver's memory does not grow
    (runner.run_one, giving the missing/duplicate/spurious pairs) and it is shrunk.
 
 Sampling (the report says which ran where): the fast built-ins (`FAST`) run on every trace;
-the slow ones (the reference simulators, outside programs) on a deterministic sample of
-`slow_fraction` of the traces (trace in the sample iff `Random(f"{seed}:sample:{id}") <
-fraction`); `oracle-python` is the cross-check of the SQL oracle: it runs on a sample of
-`cross_fraction`, and any trace where it does not pass is a failure of the suite itself (the two
-oracles disagree), not of an implementation.
+the slow ones (the reference simulators, outside programs) on a deterministic, systematic
+sample of `slow_fraction` of the traces (`in_sample`: every s-th trace of each generator, s =
+1/fraction rounded, from an offset drawn from the seed); `oracle-python` is the cross-check of
+the SQL oracle: it runs on a sample of `cross_fraction`, and any trace where it does not pass is
+a failure of the suite itself (the two oracles disagree), not of an implementation.
 
 A fingerprint collision would hide a wrong delivery set; with a count and two independent
 32-bit sums, a fault that is not built to collide is missed with probability about 2^-64.
@@ -37,6 +37,7 @@ one machine, local mode and the loopback cluster of cluster.py, it always is).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -61,12 +62,17 @@ MAX_PARTITION_OPS = 50_000
 MIN_PARTITIONS = 8
 SHUFFLE_OPS = 250_000  # ops per Spark SQL shuffle partition of the oracle's query
 # Sampling policy: up to FULL_OPS ops everything runs on every trace (CI sizes); above, the
-# slow implementations run on SLOW_OPS_BUDGET / ops of the traces and the cross-check on
-# CROSS_OPS_BUDGET / ops, so their cost stays about constant as the set grows.
+# slow implementations share SLOW_OPS_BUDGET ops (each runs on SLOW_OPS_BUDGET / (ops x number
+# of slow ones) of the traces) and the cross-check runs on CROSS_OPS_BUDGET / ops, so their
+# cost stays about constant as the set grows and as implementations are added.
 FULL_OPS = 200_000
 SLOW_OPS_BUDGET = 100_000
 CROSS_OPS_BUDGET = 1_000_000
 MAX_DETAILS = 5
+# The driver JVM's heap for `conform --ops` (spark.driver.memory; Spark's default is 1g): only
+# counts and a few failures reach the driver, and in local mode the executors' SQL joins spill
+# to disk rather than fail. 512m ran 10^6 ops as fast as 1g, its JVM at 0.9 GB resident, not 1.4.
+SCALE_DRIVER_MEMORY = "512m"
 NONE: Fingerprint = (0, 0, 0)  # the fingerprint column of a row with a known verdict
 RESULTS_DIR = "results"
 RESULT_TABLE = (
@@ -87,18 +93,43 @@ RESULT_TABLE = (
 RESULT_DDL = ", ".join(f"{name} {kind}" for name, kind in RESULT_TABLE)
 
 
-def default_fractions(ops: int) -> tuple[float, float]:
-    """(slow fraction, cross-check fraction) of the sampling policy for a set of `ops` ops."""
+def default_fractions(ops: int, slow_impls: int = 1) -> tuple[float, float]:
+    """(slow fraction, cross-check fraction) of the sampling policy for a set of `ops` ops run
+    by `slow_impls` slow implementations (they share one budget)."""
     if ops <= FULL_OPS:
         return 1.0, 1.0
-    return min(1.0, SLOW_OPS_BUDGET / ops), min(1.0, CROSS_OPS_BUDGET / ops)
+    share = SLOW_OPS_BUDGET / (ops * max(1, slow_impls))
+    return min(1.0, share), min(1.0, CROSS_OPS_BUDGET / ops)
 
 
-def in_sample(seed: int, trace_id: str, fraction: float, what: str = "sample") -> bool:
-    """Whether a trace is in the deterministic sample of `fraction` (1.0: every trace)."""
+def stride(fraction: float) -> int:
+    """The sample of `fraction` takes every `stride`-th round: 1/fraction, rounded."""
+    return 1 if fraction >= 1.0 else max(1, round(1 / fraction))
+
+
+def effective(fraction: float) -> float:
+    """The share of the rounds a sample of `fraction` really takes (1/stride)."""
+    return 1 / stride(fraction)
+
+
+@functools.cache
+def sample_offset(seed: int, rounds: int, fraction: float, what: str) -> int:
+    """The first round of the sample: drawn from the seed below min(stride, rounds), so that a
+    set of at least one full round always has a round in the sample."""
+    return random.Random(f"{seed}:{what}").randrange(min(stride(fraction), max(1, rounds)))
+
+
+def in_sample(
+    seed: int, index: int, rounds: int, fraction: float, what: str = "sample"
+) -> bool:
+    """Whether trace `index` of its generator is in the deterministic sample of `fraction`
+    (1.0: every trace) of a set of `rounds` full rounds. Systematic, by round: the indices
+    offset, offset + stride, ...; so every generator is in the sample in the same share, and
+    the share of traces an implementation skips for lack of a feature is that of the whole
+    set, not a chance of the draw (the feature policy judges it; verdict.py)."""
     if fraction >= 1.0:
         return True
-    return random.Random(f"{seed}:{what}:{trace_id}").random() < fraction
+    return index % stride(fraction) == sample_offset(seed, rounds, fraction, what)
 
 
 def is_slow(impl: str) -> bool:
@@ -132,6 +163,11 @@ class Plan:
     traces: int
     estimated_ops: int
     partitions: tuple[tuple[int, int], ...]  # [start, end) trace numbers
+
+    @property
+    def rounds(self) -> int:
+        """The full rounds (one trace of every generator each); at least 1."""
+        return max(1, self.traces // len(self.generators))
 
     def task(self, number: int) -> tuple[str, int]:
         """(generator, index) of trace number `number`."""
@@ -296,12 +332,13 @@ def _run_impl(name: str, trace: Any, job: Job) -> tuple[str, str, str, Fingerpri
     return "", "", "", fingerprint(ran.deliveries), ran.seconds
 
 
-def runs_on(job: Job, impl: str, trace_id: str) -> bool:
-    """The sampling policy for one implementation and one trace."""
+def runs_on(job: Job, impl: str, index: int) -> bool:
+    """The sampling policy for one implementation and trace `index` of its generator."""
+    p = job.plan
     if impl == CROSS_CHECK:
-        return in_sample(job.plan.seed, trace_id, job.cross_fraction, "cross-check")
+        return in_sample(p.seed, index, p.rounds, job.cross_fraction, "cross-check")
     if is_slow(impl):
-        return in_sample(job.plan.seed, trace_id, job.slow_fraction)
+        return in_sample(p.seed, index, p.rounds, job.slow_fraction)
     return True
 
 
@@ -337,7 +374,7 @@ def run_partition(job: Job, partition: int) -> PartStats:
         stats.traces += 1
         stats.ops += len(trace.ops)
         for impl in job.impls:
-            if not runs_on(job, impl, tid):
+            if not runs_on(job, impl, index):
                 continue
             known, kind, reason, (n, s1, s2), secs = _run_impl(impl, trace, job)
             results.add(
@@ -464,6 +501,7 @@ class ScaleResult:
     stages: list[Stage]
     suite_failure: str  # "" or why the suite itself failed (the oracles disagree)
     seconds: float = 0.0
+    driver_heap: str = "1g"  # spark.driver.memory of the session that ran it
 
     @property
     def ops_per_minute(self) -> float:
@@ -628,9 +666,9 @@ def run_scale(
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(root / sub)
     root.mkdir(parents=True, exist_ok=True)
-    dflt_slow, dflt_cross = default_fractions(ops)
-    slow = dflt_slow if slow_fraction is None else slow_fraction
-    cross = dflt_cross if cross_fraction is None else cross_fraction
+    dflt_slow, dflt_cross = default_fractions(ops, sum(map(is_slow, impls)))
+    slow = effective(dflt_slow if slow_fraction is None else slow_fraction)
+    cross = effective(dflt_cross if cross_fraction is None else cross_fraction)
     pl = plan(ops, generators, profile, seed, max_partition_ops)
     job = Job(pl, str(root), tuple(impls), slow, cross, op_timeout, total_timeout)
     pid = jvm_pid(spark)
@@ -738,6 +776,7 @@ def run_scale(
     return ScaleResult(
         pl, traces, total_ops, len(pl.partitions), list(summaries.values()), failures, stages,
         suite_failure, time.monotonic() - began,
+        spark.sparkContext.getConf().get("spark.driver.memory", "1g"),
     )  # fmt: skip
 
 
@@ -754,6 +793,7 @@ def result_json(r: ScaleResult) -> dict[str, Any]:
         "seconds": round(r.seconds, 3),
         "ops_per_minute": round(r.ops_per_minute),
         "suite_failure": r.suite_failure,
+        "driver_heap": r.driver_heap,
         "implementations": [asdict(i) for i in r.impls],
         "failures": [asdict(f) for f in r.failures],
         "stages": [asdict(s) for s in r.stages],
@@ -793,7 +833,9 @@ def write_scale_report(out: Path, r: ScaleResult, master: str) -> Path:
             lines.append(f"  - smallest failing trace: {f.shrunk}")
     if not r.failures:
         lines.append("None.")
-    lines += ["", "## Stages", "", "| stage | seconds | driver MB | driver JVM MB | worker MB |",
+    lines += ["", "## Stages", "", f"Driver JVM heap (spark.driver.memory): {r.driver_heap}; "
+              "memory below is resident (RSS) peaks.", "",
+              "| stage | seconds | driver MB | driver JVM MB | worker MB |",
               "|---|---|---|---|---|"]  # fmt: skip
     for s in r.stages:
         lines.append(

@@ -11,10 +11,13 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-def get_spark(master: str | None = None, app: str = "pubsub-spec") -> SparkSession:
+def get_spark(
+    master: str | None = None, app: str = "pubsub-spec", driver_memory: str | None = None
+) -> SparkSession:
     """The session: `master` None means local[2]; a small shuffle partition count, no UI,
     loopback networking and the running interpreter for the Python workers (DESIGN.md,
-    toolchain notes)."""
+    toolchain notes). `driver_memory` (e.g. "512m") is the driver JVM's heap, Spark's
+    `spark.driver.memory` (default 1g); it takes effect only when this call starts the JVM."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -29,6 +32,8 @@ def get_spark(master: str | None = None, app: str = "pubsub-spec") -> SparkSessi
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.sql.session.timeZone", "UTC")
     )
+    if driver_memory:
+        builder = builder.config("spark.driver.memory", driver_memory)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

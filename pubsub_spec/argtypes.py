@@ -112,3 +112,17 @@ def feature_subset(text: str) -> frozenset[str]:
             + (f"; unknown: {', '.join(unknown)}" if unknown else "")
         )
     return names
+
+
+def memory_size(text: str) -> str:
+    """A JVM memory size as Spark takes it: a whole number and a unit k, m, g or t (e.g. 512m),
+    at least 256m (less cannot run the SQL oracle's joins)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt])b?\s*", text.lower())
+    if m is None:
+        raise argparse.ArgumentTypeError(f"expected a size such as 512m or 2g, got {text!r}")
+    size = int(m.group(1)) * 1024 ** "kmgt".index(m.group(2))  # in KiB
+    if size < 256 * 1024:
+        raise argparse.ArgumentTypeError(f"must be at least 256m, got {text!r}")
+    return f"{m.group(1)}{m.group(2)}"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pubsub_spec.argtypes import (
     feature_subset,
+    memory_size,
     name_list,
     non_empty,
     out_dir,
@@ -42,6 +43,7 @@ from pubsub_spec.conformance.scale import (
     CROSS_OPS_BUDGET,
     FULL_OPS,
     MAX_PARTITION_OPS,
+    SCALE_DRIVER_MEMORY,
     SLOW_OPS_BUDGET,
     fraction,
 )
@@ -77,12 +79,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sample-slow", type=fraction, default=None, metavar="FRACTION",
         help="with --ops: share of the traces the slow implementations (simulators, outside "
-        f"programs) run on (default 1 up to {FULL_OPS} ops, {SLOW_OPS_BUDGET}/ops above)",
+        f"programs) run on (default 1 up to {FULL_OPS} ops; above, they share "
+        f"{SLOW_OPS_BUDGET} ops: {SLOW_OPS_BUDGET}/(ops x their number) each)",
     )  # fmt: skip
     p.add_argument(
         "--cross-check", type=fraction, default=None, metavar="FRACTION",
         help="with --ops: share of the traces the Python oracle cross-checks the SQL oracle on "
         f"(default 1 up to {FULL_OPS} ops, {CROSS_OPS_BUDGET}/ops above)",
+    )  # fmt: skip
+    p.add_argument(
+        "--driver-memory", type=memory_size, default=None, metavar="SIZE",
+        help="the driver JVM's heap, spark.driver.memory (default: 512m with --ops, where "
+        "nothing large reaches the driver; Spark's 1g otherwise)",
     )  # fmt: skip
     p.add_argument(
         "--partition-ops", type=positive_int, default=MAX_PARTITION_OPS, metavar="N",
@@ -151,7 +159,10 @@ def run(args: argparse.Namespace) -> int:
 
     ours = SparkSession.getActiveSession() is None  # a caller's session is left running
     try:
-        spark = get_spark(args.master)
+        memory = getattr(args, "driver_memory", None)
+        if memory is None and getattr(args, "ops", None):
+            memory = SCALE_DRIVER_MEMORY
+        spark = get_spark(args.master, driver_memory=memory)
     except Exception as e:  # PySpark's JAVA_GATEWAY_EXITED and kin: the machine's problem
         if "JAVA" not in str(e).upper():
             raise

@@ -12,7 +12,14 @@ import sys
 import time
 from pathlib import Path
 
-from pubsub_spec.argtypes import existing_dir, name_list, out_dir, positive_int, seed_int
+from pubsub_spec.argtypes import (
+    existing_dir,
+    memory_size,
+    name_list,
+    out_dir,
+    positive_int,
+    seed_int,
+)
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 
 
@@ -40,6 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --ops: at most this many (estimated) ops per Spark partition",
     )  # fmt: skip
     p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
+    p.add_argument(
+        "--driver-memory", type=memory_size, default=None, metavar="SIZE",
+        help="the driver JVM's heap, spark.driver.memory (default: 512m with --ops; else 1g)",
+    )  # fmt: skip
     p.add_argument(
         "--partitions", type=positive_int, default=None, help="Spark partitions for generation"
     )
@@ -137,7 +148,12 @@ def run(args: argparse.Namespace) -> int:
 
     owned = SparkSession.getActiveSession() is None
     _say(f"starting Spark ({args.master or 'local[2]'})", start)
-    spark = get_spark(args.master)
+    memory = getattr(args, "driver_memory", None)
+    if memory is None and getattr(args, "ops", None):
+        from pubsub_spec.conformance.scale import SCALE_DRIVER_MEMORY
+
+        memory = SCALE_DRIVER_MEMORY
+    spark = get_spark(args.master, driver_memory=memory)
     try:
         if args.master:
             ship_code(spark)

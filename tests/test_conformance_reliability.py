@@ -234,6 +234,9 @@ def _parser(module: str) -> argparse.ArgumentParser:
         ("cmd_generate", ["--seed", str(2**63)], "must be in"),
         ("cmd_generate", ["--check", "/no/such/dir"], "not a directory"),
         ("cmd_lbdd", ["--random", "-1"], "must be in [0, 1e+06]"),
+        ("cmd_conform", ["--driver-memory", "lots"], "expected a size such as 512m"),
+        ("cmd_conform", ["--driver-memory", "100m"], "must be at least 256m"),
+        ("cmd_generate", ["--driver-memory", "1.5g"], "expected a size such as 512m"),
     ],
 )
 def test_cli_numbers_are_validated_with_clear_messages(
@@ -243,6 +246,12 @@ def test_cli_numbers_are_validated_with_clear_messages(
         _parser(module).parse_args(argv)
     assert info.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_driver_memory_is_passed_on_as_spark_writes_it() -> None:
+    args = _parser("cmd_conform").parse_args(["--driver-memory", "2G"])
+    assert args.driver_memory == "2g"
+    assert _parser("cmd_generate").parse_args(["--driver-memory", "768mb"]).driver_memory == "768m"
 
 
 def test_out_being_a_file_is_a_usage_error(
