@@ -69,10 +69,13 @@ FULL_OPS = 200_000
 SLOW_OPS_BUDGET = 100_000
 CROSS_OPS_BUDGET = 1_000_000
 MAX_DETAILS = 5
-# The driver JVM's heap for `conform --ops` (spark.driver.memory; Spark's default is 1g): only
-# counts and a few failures reach the driver, and in local mode the executors' SQL joins spill
-# to disk rather than fail. 512m ran 10^6 ops as fast as 1g, its JVM at 0.9 GB resident, not 1.4.
+# The driver JVM of `conform --ops`/`generate --ops` (docs/conformance.md, "Driver memory"): a
+# 512m heap (spark.driver.memory; Spark's default is 1g), since only counts and a few failures
+# reach the driver, with the throughput collector: in local mode that JVM runs the SQL oracle,
+# which at 10^7 ops took 123 s with 1g and G1 (1.44 GB resident), 163 s with 512m and G1, and
+# 110 s with 512m and the parallel collector (0.93 GB resident).
 SCALE_DRIVER_MEMORY = "512m"
+SCALE_JAVA_OPTIONS = "-XX:+UseParallelGC"
 NONE: Fingerprint = (0, 0, 0)  # the fingerprint column of a row with a known verdict
 RESULTS_DIR = "results"
 RESULT_TABLE = (
@@ -859,3 +862,12 @@ def fraction(text: str) -> float:
     if not (0.0 < x <= 1.0) or math.isnan(x):
         raise argparse.ArgumentTypeError(f"must be in (0, 1]: {text}")
     return x
+
+
+def scale_session(args: Any) -> tuple[str | None, str | None]:
+    """(driver_memory, java_options) of get_spark for a command's arguments: with --ops, a 512m
+    driver heap unless --driver-memory says otherwise, and the parallel collector; without,
+    Spark's defaults (or --driver-memory)."""
+    ops = getattr(args, "ops", None)
+    memory = getattr(args, "driver_memory", None)
+    return memory or (SCALE_DRIVER_MEMORY if ops else None), SCALE_JAVA_OPTIONS if ops else None

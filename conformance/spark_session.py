@@ -12,12 +12,17 @@ if TYPE_CHECKING:
 
 
 def get_spark(
-    master: str | None = None, app: str = "pubsub-spec", driver_memory: str | None = None
+    master: str | None = None,
+    app: str = "pubsub-spec",
+    driver_memory: str | None = None,
+    java_options: str | None = None,
 ) -> SparkSession:
     """The session: `master` None means local[2]; a small shuffle partition count, no UI,
     loopback networking and the running interpreter for the Python workers (DESIGN.md,
     toolchain notes). `driver_memory` (e.g. "512m") is the driver JVM's heap, Spark's
-    `spark.driver.memory` (default 1g); it takes effect only when this call starts the JVM."""
+    `spark.driver.memory` (default 1g); `java_options` go to the driver's and the executors' JVMs
+    (`spark.{driver,executor}.extraJavaOptions`, replacing any set elsewhere). Both take effect
+    only when this call starts the JVM."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -34,6 +39,9 @@ def get_spark(
     )
     if driver_memory:
         builder = builder.config("spark.driver.memory", driver_memory)
+    if java_options:
+        builder = builder.config("spark.driver.extraJavaOptions", java_options)
+        builder = builder.config("spark.executor.extraJavaOptions", java_options)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -43,9 +43,9 @@ from pubsub_spec.conformance.scale import (
     CROSS_OPS_BUDGET,
     FULL_OPS,
     MAX_PARTITION_OPS,
-    SCALE_DRIVER_MEMORY,
     SLOW_OPS_BUDGET,
     fraction,
+    scale_session,
 )
 
 if TYPE_CHECKING:
@@ -159,10 +159,8 @@ def run(args: argparse.Namespace) -> int:
 
     ours = SparkSession.getActiveSession() is None  # a caller's session is left running
     try:
-        memory = getattr(args, "driver_memory", None)
-        if memory is None and getattr(args, "ops", None):
-            memory = SCALE_DRIVER_MEMORY
-        spark = get_spark(args.master, driver_memory=memory)
+        memory, jvm = scale_session(args)
+        spark = get_spark(args.master, driver_memory=memory, java_options=jvm)
     except Exception as e:  # PySpark's JAVA_GATEWAY_EXITED and kin: the machine's problem
         if "JAVA" not in str(e).upper():
             raise

@@ -148,12 +148,10 @@ def run(args: argparse.Namespace) -> int:
 
     owned = SparkSession.getActiveSession() is None
     _say(f"starting Spark ({args.master or 'local[2]'})", start)
-    memory = getattr(args, "driver_memory", None)
-    if memory is None and getattr(args, "ops", None):
-        from pubsub_spec.conformance.scale import SCALE_DRIVER_MEMORY
+    from pubsub_spec.conformance.scale import scale_session
 
-        memory = SCALE_DRIVER_MEMORY
-    spark = get_spark(args.master, driver_memory=memory)
+    memory, jvm = scale_session(args)
+    spark = get_spark(args.master, driver_memory=memory, java_options=jvm)
     try:
         if args.master:
             ship_code(spark)

@@ -20,6 +20,7 @@ from pubsub_spec.conformance.scale import (
     CROSS_CHECK,
     FULL_OPS,
     SCALE_DRIVER_MEMORY,
+    SCALE_JAVA_OPTIONS,
     Job,
     default_fractions,
     effective,
@@ -247,28 +248,44 @@ def test_generate_ops_writes_parquet_and_the_sql_oracles_deliveries(
 
 
 @pytest.mark.parametrize(
-    ("argv", "heap"),
+    ("argv", "heap", "gc"),
     [
-        (["--ops", "1000"], SCALE_DRIVER_MEMORY),  # nothing large reaches the driver
-        (["--ops", "1000", "--driver-memory", "3g"], "3g"),
-        ([], None),  # without --ops, Spark's own default (1g)
+        (["--ops", "1000"], SCALE_DRIVER_MEMORY, SCALE_JAVA_OPTIONS),  # counts reach the driver
+        (["--ops", "1000", "--driver-memory", "3g"], "3g", SCALE_JAVA_OPTIONS),
+        ([], None, None),  # without --ops, Spark's own defaults (1g, G1)
+        (["--driver-memory", "2g"], "2g", None),
     ],
 )
-def test_conform_asks_spark_for_the_driver_heap_of_its_mode(
-    argv: list[str], heap: str | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize("command", ["conform", "generate"])
+def test_the_commands_ask_spark_for_the_driver_jvm_of_their_mode(
+    command: str,
+    argv: list[str],
+    heap: str | None,
+    gc: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     from pyspark.sql import SparkSession
 
     from pubsub_spec import cli
     from pubsub_spec.conformance import spark_session
 
-    asked: list[str | None] = []
+    asked: list[tuple[str | None, str | None]] = []
 
-    def fake(master: str | None = None, app: str = "", driver_memory: str | None = None) -> None:
-        asked.append(driver_memory)
-        raise RuntimeError("JAVA_GATEWAY_EXITED (test)")
+    class Stop(Exception):
+        pass
+
+    def fake(
+        master: str | None = None,
+        app: str = "",
+        driver_memory: str | None = None,
+        java_options: str | None = None,
+    ) -> None:
+        asked.append((driver_memory, java_options))
+        raise Stop
 
     monkeypatch.setattr(spark_session, "get_spark", fake)
     monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
-    code = cli.main(["conform", "--out", str(tmp_path), *argv])
-    assert code == 3 and asked == [heap]  # the fake's "Spark cannot start": environment
+    with pytest.raises(Stop):
+        cli.main([command, "--out", str(tmp_path / "out"), *argv])
+    assert asked == [(heap, gc)]
