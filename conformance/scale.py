@@ -61,11 +61,10 @@ CROSS_CHECK = "oracle-python"
 MAX_PARTITION_OPS = 50_000
 MIN_PARTITIONS = 8
 SHUFFLE_OPS = 250_000  # ops per Spark SQL shuffle partition of the oracle's query
-# Sampling policy: up to FULL_OPS ops everything runs on every trace (CI sizes); above, the
-# slow implementations share SLOW_OPS_BUDGET ops (each runs on SLOW_OPS_BUDGET / (ops x number
-# of slow ones) of the traces) and the cross-check runs on CROSS_OPS_BUDGET / ops, so their
-# cost stays about constant as the set grows and as implementations are added.
-FULL_OPS = 200_000
+# Sampling policy: the slow implementations share SLOW_OPS_BUDGET ops (each runs on
+# SLOW_OPS_BUDGET / (ops x number of slow ones) of the traces, all of them at CI sizes) and the
+# cross-check runs on CROSS_OPS_BUDGET / ops, so their cost stays about constant as the set
+# grows and as implementations are added.
 SLOW_OPS_BUDGET = 100_000
 CROSS_OPS_BUDGET = 1_000_000
 MAX_DETAILS = 5
@@ -99,8 +98,6 @@ RESULT_DDL = ", ".join(f"{name} {kind}" for name, kind in RESULT_TABLE)
 def default_fractions(ops: int, slow_impls: int = 1) -> tuple[float, float]:
     """(slow fraction, cross-check fraction) of the sampling policy for a set of `ops` ops run
     by `slow_impls` slow implementations (they share one budget)."""
-    if ops <= FULL_OPS:
-        return 1.0, 1.0
     share = SLOW_OPS_BUDGET / (ops * max(1, slow_impls))
     return min(1.0, share), min(1.0, CROSS_OPS_BUDGET / ops)
 

@@ -41,7 +41,6 @@ from pubsub_spec.conformance.impls import builtin
 from pubsub_spec.conformance.report import short_label, summary_rows, write_report
 from pubsub_spec.conformance.scale import (
     CROSS_OPS_BUDGET,
-    FULL_OPS,
     MAX_PARTITION_OPS,
     SLOW_OPS_BUDGET,
     fraction,
@@ -79,13 +78,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sample-slow", type=fraction, default=None, metavar="FRACTION",
         help="with --ops: share of the traces the slow implementations (simulators, outside "
-        f"programs) run on (default 1 up to {FULL_OPS} ops; above, they share "
-        f"{SLOW_OPS_BUDGET} ops: {SLOW_OPS_BUDGET}/(ops x their number) each)",
+        f"programs) run on (default: they share {SLOW_OPS_BUDGET} ops, each on "
+        f"{SLOW_OPS_BUDGET}/(ops x their number) of the traces, at most all)",
     )  # fmt: skip
     p.add_argument(
         "--cross-check", type=fraction, default=None, metavar="FRACTION",
         help="with --ops: share of the traces the Python oracle cross-checks the SQL oracle on "
-        f"(default 1 up to {FULL_OPS} ops, {CROSS_OPS_BUDGET}/ops above)",
+        f"(default {CROSS_OPS_BUDGET}/ops, at most all)",
     )  # fmt: skip
     p.add_argument(
         "--driver-memory", type=memory_size, default=None, metavar="SIZE",

@@ -18,9 +18,10 @@ from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 from pubsub_spec.conformance.scale import (
     CROSS_CHECK,
-    FULL_OPS,
+    CROSS_OPS_BUDGET,
     SCALE_DRIVER_MEMORY,
     SCALE_JAVA_OPTIONS,
+    SLOW_OPS_BUDGET,
     Job,
     default_fractions,
     effective,
@@ -66,12 +67,13 @@ def test_the_large_profile_is_larger_for_every_generator() -> None:
 
 
 def test_the_sampling_policy() -> None:
-    assert default_fractions(FULL_OPS) == (1.0, 1.0)
+    assert default_fractions(SLOW_OPS_BUDGET) == (1.0, 1.0)  # CI sizes: every trace
+    assert default_fractions(CROSS_OPS_BUDGET, 2) == (0.05, 1.0)
     slow, cross = default_fractions(10_000_000)
     assert 0 < slow < cross < 1
     # the slow implementations share one budget: 13 of them cost what one costs
     assert default_fractions(10_000_000, 13) == pytest.approx((slow / 13, cross))
-    assert default_fractions(FULL_OPS, 13) == (1.0, 1.0)
+    assert default_fractions(SLOW_OPS_BUDGET // 13, 13) == (1.0, 1.0)
     rounds = 4000
     assert all(in_sample(1, i, rounds, 1.0) for i in range(rounds))
     assert sum(in_sample(1, i, rounds, 0.1) for i in range(rounds)) == 400  # exactly 1 in 10
