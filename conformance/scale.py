@@ -23,7 +23,8 @@ its number of ops, streamed end to end so that the driver's memory does not grow
 Sampling (the report says which ran where): the fast built-ins (`FAST`) run on every trace;
 the slow ones (the reference simulators, outside programs) on a deterministic, systematic
 sample of `slow_fraction` of the traces (`in_sample`: every s-th trace of each generator, s =
-1/fraction rounded, from an offset drawn from the seed); `oracle-python` is the cross-check of
+1/fraction rounded, from an offset drawn from the seed and the implementation's name, spread
+over the generators); `oracle-python` is the cross-check of
 the SQL oracle: it runs on a sample of `cross_fraction`, and any trace where it does not pass is
 a failure of the suite itself (the two oracles disagree), not of an implementation.
 
@@ -114,22 +115,33 @@ def effective(fraction: float) -> float:
 
 @functools.cache
 def sample_offset(seed: int, rounds: int, fraction: float, what: str) -> int:
-    """The first round of the sample: drawn from the seed below min(stride, rounds), so that a
-    set of at least one full round always has a round in the sample."""
+    """The sample's first round: drawn from the seed below min(stride, rounds), so that a set
+    of at least one full round always has a round in the sample."""
     return random.Random(f"{seed}:{what}").randrange(min(stride(fraction), max(1, rounds)))
 
 
 def in_sample(
-    seed: int, index: int, rounds: int, fraction: float, what: str = "sample"
+    seed: int,
+    index: int,
+    rounds: int,
+    fraction: float,
+    what: str = "sample",
+    lane: int = 0,
+    lanes: int = 1,
 ) -> bool:
-    """Whether trace `index` of its generator is in the deterministic sample of `fraction`
-    (1.0: every trace) of a set of `rounds` full rounds. Systematic, by round: the indices
-    offset, offset + stride, ...; so every generator is in the sample in the same share, and
-    the share of traces an implementation skips for lack of a feature is that of the whole
-    set, not a chance of the draw (the feature policy judges it; verdict.py)."""
+    """Whether trace `index` of generator number `lane` (of `lanes`) is in the deterministic
+    sample `what` of `fraction` (1.0: every trace) of a set of `rounds` full rounds.
+    Systematic: the indices o, o + stride, o + 2 stride, ... of every generator, so every
+    generator is in the sample in the same share (within one trace), and the share of traces
+    an implementation skips for lack of a feature is that of the whole set, not a chance of
+    the draw (the feature policy judges it; verdict.py). The generators' offsets o are spread
+    over the stride, so that the sampled traces, consecutive trace numbers if they shared a
+    round, do not all fall in one Spark partition."""
     if fraction >= 1.0:
         return True
-    return index % stride(fraction) == sample_offset(seed, rounds, fraction, what)
+    width = min(stride(fraction), max(1, rounds))
+    o = (sample_offset(seed, rounds, fraction, what) + lane * max(1, width // lanes)) % width
+    return index % stride(fraction) == o
 
 
 def is_slow(impl: str) -> bool:
@@ -332,13 +344,17 @@ def _run_impl(name: str, trace: Any, job: Job) -> tuple[str, str, str, Fingerpri
     return "", "", "", fingerprint(ran.deliveries), ran.seconds
 
 
-def runs_on(job: Job, impl: str, index: int) -> bool:
-    """The sampling policy for one implementation and trace `index` of its generator."""
+def runs_on(job: Job, impl: str, number: int) -> bool:
+    """The sampling policy for one implementation and trace number `number`. Each slow
+    implementation has a sample of its own (its offset drawn from the seed and its name), so
+    that their work spreads over more traces and partitions."""
     p = job.plan
+    lanes = len(p.generators)
+    lane, index = number % lanes, number // lanes
     if impl == CROSS_CHECK:
-        return in_sample(p.seed, index, p.rounds, job.cross_fraction, "cross-check")
+        return in_sample(p.seed, index, p.rounds, job.cross_fraction, "cross-check", lane, lanes)
     if is_slow(impl):
-        return in_sample(p.seed, index, p.rounds, job.slow_fraction)
+        return in_sample(p.seed, index, p.rounds, job.slow_fraction, f"sample:{impl}", lane, lanes)
     return True
 
 
@@ -374,7 +390,7 @@ def run_partition(job: Job, partition: int) -> PartStats:
         stats.traces += 1
         stats.ops += len(trace.ops)
         for impl in job.impls:
-            if not runs_on(job, impl, index):
+            if not runs_on(job, impl, number):
                 continue
             known, kind, reason, (n, s1, s2), secs = _run_impl(impl, trace, job)
             results.add(
