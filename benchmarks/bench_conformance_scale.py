@@ -1,11 +1,12 @@
 """`pubsub-spec conform --ops N` at growing N (issue 15): ops per minute and the peak memory of
-the driver (its Python process and, in local mode, its JVM, which also runs the executors) and
-of the largest executor Python worker, per stage, on local[2] and on the loopback standalone
-cluster (conformance/cluster.py: master and worker started by the project's own code). Each
-run is a fresh `conform` process, so no size inherits another's memory. Prints figures;
-asserts nothing. 10^7 ops only with --full (some 10 minutes per master on 2 cores). By default
-each run is `conform --ops N` as a user types it (every built-in: the fast ones on every trace,
-the simulators on their shared sample, the Python oracle's cross-check); `--impls` narrows it.
+the driver (its Python process and its JVM), of the largest executor JVM (in local mode the
+driver's JVM, which runs the executors) and of the largest executor Python worker, per stage,
+on local[2] and on the loopback standalone cluster (conformance/cluster.py: master and worker
+started by the project's own code). Each run is a fresh `conform` process, so no size
+inherits another's memory. Prints figures; asserts nothing. 10^7 ops only with --full (some
+8 minutes per master on 2 cores). By default each run is `conform --ops N` as a user types
+it (every built-in: the fast ones on every trace, the simulators on their shared sample, the
+Python oracle's cross-check); `--impls` narrows it.
 
 Run: python -m benchmarks.bench_conformance_scale [--sizes 100000,1000000] [--full]
      [--no-cluster] [--impls LIST] [--profile medium]
@@ -56,10 +57,11 @@ def show(where: str, body: dict[str, Any]) -> None:
         f"{body['ops_per_minute']:>12,}  exit {body['exit_code']}  {impls}"
     )
     for s in body["stages"]:
-        mem = (s["driver_peak_mb"], s["driver_jvm_peak_mb"], s["worker_peak_mb"])
+        ex = s.get("executor_jvm_peak_mb", 0.0)
         print(
-            f"{'':<18}stage {s['name']:<16}{s['seconds']:>8.1f} s  driver {mem[0]:>6.0f} MB  "
-            f"driver JVM {mem[1]:>6.0f} MB  worker {mem[2]:>5.0f} MB"
+            f"{'':<18}stage {s['name']:<16}{s['seconds']:>8.1f} s  driver "
+            f"{s['driver_peak_mb']:>5.0f} MB  driver JVM {s['driver_jvm_peak_mb']:>5.0f} MB  "
+            f"executor JVM {ex:>5.0f} MB  worker {s['worker_peak_mb']:>4.0f} MB"
         )
 
 

@@ -428,13 +428,33 @@ def _rss_mb(pid: int | str = "self") -> float:
     return 0.0
 
 
-class Sampler:
-    """Peak RSS of the driver's Python process (and of its JVM, when pyspark started one
-    here) while a stage runs, sampled every `every` seconds in a thread."""
+def executor_pids(app_id: str) -> list[int]:
+    """The executor JVMs of application `app_id` running on this machine (a loopback or
+    single-host cluster; on a real cluster they are elsewhere and this is empty)."""
+    found: list[int] = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if b"CoarseGrainedExecutorBackend" in cmd and app_id.encode() in cmd:
+            found.append(int(entry.name))
+    return found
 
-    def __init__(self, jvm_pid: int | None, every: float = 0.2):
-        self.jvm_pid, self.every = jvm_pid, every
-        self.python = self.jvm = 0.0
+
+class Sampler:
+    """Peak RSS of the driver's Python process, of its JVM (when pyspark started one here) and
+    of the largest executor JVM of application `app_id` on this machine, while a stage runs,
+    sampled every `every` seconds in a thread (the executors are looked up every 5 samples)."""
+
+    def __init__(self, jvm_pid: int | None, app_id: str | None = None, every: float = 0.2):
+        self.jvm_pid, self.app_id, self.every = jvm_pid, app_id, every
+        self.python = self.jvm = self.executor = 0.0
+        self._executors: list[int] = []
+        self._samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -442,6 +462,11 @@ class Sampler:
         self.python = max(self.python, _rss_mb())
         if self.jvm_pid is not None:
             self.jvm = max(self.jvm, _rss_mb(self.jvm_pid))
+        if self.app_id is not None:
+            if self._samples % 5 == 0:
+                self._executors = executor_pids(self.app_id)
+            self.executor = max([self.executor, *map(_rss_mb, self._executors)])
+        self._samples += 1
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
@@ -456,6 +481,11 @@ class Sampler:
         self._stop.set()
         self._thread.join()
         self._sample()
+
+    def stage(self, name: str, seconds: float, worker_mb: float = 0.0) -> Stage:
+        """The stage's record; with no executor JVM of its own (local mode), the executors
+        ran in the driver's JVM."""
+        return Stage(name, seconds, self.python, self.jvm, worker_mb, self.executor or self.jvm)
 
 
 def jvm_pid(spark: Any) -> int | None:
@@ -472,6 +502,7 @@ class Stage:
     driver_peak_mb: float  # the driver's Python process
     driver_jvm_peak_mb: float  # its JVM (in local mode also the executors' JVM); 0 if unknown
     worker_peak_mb: float = 0.0  # the largest Python worker (executor side)
+    executor_jvm_peak_mb: float = 0.0  # the largest executor JVM (local mode: the driver's)
 
 
 # --- the run -----------------------------------------------------------------------------------
@@ -688,13 +719,15 @@ def run_scale(
     pl = plan(ops, generators, profile, seed, max_partition_ops)
     job = Job(pl, str(root), tuple(impls), slow, cross, op_timeout, total_timeout)
     pid = jvm_pid(spark)
+    sc = spark.sparkContext
+    app = None if sc.master.startswith("local") else sc.applicationId  # executors' own JVMs
     stages: list[Stage] = []
     ship_project_code(spark)
     say(f"{pl.traces} traces (~{pl.estimated_ops} ops) in {len(pl.partitions)} partitions")
 
     # stage 1: generate, write, run (executors)
     t = time.monotonic()
-    with Sampler(pid) as m:
+    with Sampler(pid, app) as m:
         n = len(pl.partitions)
         rdd = spark.sparkContext.parallelize(range(n), n).mapPartitionsWithIndex(_task(job))
         parts = rdd.map(lambda d: (d["traces"], d["ops"], d["worker_peak_mb"], d["runs"]))
@@ -703,7 +736,7 @@ def run_scale(
             lambda a, b: (a[0] + b[0], a[1] + b[1], max(a[2], b[2]),
                           {k: a[3].get(k, 0) + b[3].get(k, 0) for k in a[3].keys() | b[3]})
         )  # fmt: skip
-    stages.append(Stage("generate+run", time.monotonic() - t, m.python, m.jvm, worker_mb))
+    stages.append(m.stage("generate+run", time.monotonic() - t, worker_mb))
     say(f"generated {traces} traces ({total_ops} ops) and ran {sum(runs.values())} runs")
 
     # stage 2: the SQL oracle (a DataFrame, never collected) and the verdicts (counted in Spark)
@@ -716,7 +749,7 @@ def run_scale(
         expected = corrupt_expected(expected)
     summaries: dict[str, ImplSummary] = {}
     failures: list[Failure] = []
-    with Sampler(pid) as m:
+    with Sampler(pid, app) as m:
         if not impls:
             try:
                 expected.write.mode("overwrite").parquet(str(root / "expected"))
@@ -773,7 +806,7 @@ def run_scale(
                         r["verdict"], r["kind"], r["reason"] or "")
                 for r in sorted(bad, key=lambda r: (r["impl"], r["trace_id"]))
             ]  # fmt: skip
-    stages.append(Stage("oracle+verdicts", time.monotonic() - t, m.python, m.jvm))
+    stages.append(m.stage("oracle+verdicts", time.monotonic() - t))
     cross_sum = summaries.get(CROSS_CHECK)
     suite_failure = ""
     if cross_sum is not None and (cross_sum.failed or cross_sum.unknown):
@@ -786,9 +819,9 @@ def run_scale(
 
     # stage 3: details and shrinking of the collected failures (driver, small)
     t = time.monotonic()
-    with Sampler(pid) as m:
+    with Sampler(pid, app) as m:
         _details(spark, root, pl, failures, job, shrink, corrupt_expected, say)
-    stages.append(Stage("details+shrink", time.monotonic() - t, m.python, m.jvm))
+    stages.append(m.stage("details+shrink", time.monotonic() - t))
     return ScaleResult(
         pl, traces, total_ops, len(pl.partitions), list(summaries.values()), failures, stages,
         suite_failure, time.monotonic() - began,
@@ -851,12 +884,12 @@ def write_scale_report(out: Path, r: ScaleResult, master: str) -> Path:
         lines.append("None.")
     lines += ["", "## Stages", "", f"Driver JVM heap (spark.driver.memory): {r.driver_heap}; "
               "memory below is resident (RSS) peaks.", "",
-              "| stage | seconds | driver MB | driver JVM MB | worker MB |",
-              "|---|---|---|---|---|"]  # fmt: skip
+              "| stage | seconds | driver MB | driver JVM MB | executor JVM MB | worker MB |",
+              "|---|---|---|---|---|---|"]  # fmt: skip
     for s in r.stages:
         lines.append(
             f"| {s.name} | {s.seconds:.1f} | {s.driver_peak_mb:.0f} | "
-            f"{s.driver_jvm_peak_mb:.0f} | {s.worker_peak_mb:.0f} |"
+            f"{s.driver_jvm_peak_mb:.0f} | {s.executor_jvm_peak_mb:.0f} | {s.worker_peak_mb:.0f} |"
         )
     md = out / "report.md"
     md.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -281,7 +281,8 @@ def _conform_scale(
     for s in r.stages:
         print(
             f"stage {s.name}: {s.seconds:.1f} s, driver {s.driver_peak_mb:.0f} MB, "
-            f"driver JVM {s.driver_jvm_peak_mb:.0f} MB, worker {s.worker_peak_mb:.0f} MB"
+            f"driver JVM {s.driver_jvm_peak_mb:.0f} MB, executor JVM "
+            f"{s.executor_jvm_peak_mb:.0f} MB, worker {s.worker_peak_mb:.0f} MB"
         )
     code = exit_code(r.failed, False)
     if args.junit:

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -47,6 +48,8 @@ def scale_verdicts(out: Path, *extra: str) -> tuple[int, list[dict[str, object]]
     body = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {}
     rows = [{k: v for k, v in i.items() if k != "skip_reasons"}
             for i in body.get("implementations", [])]  # fmt: skip
+    rows += [{"stage": s["name"], "executor_jvm_mb": s["executor_jvm_peak_mb"]}
+             for s in body.get("stages", [])]  # fmt: skip
     return proc.returncode, rows, proc.stdout + proc.stderr[-2000:]
 
 
@@ -69,5 +72,9 @@ def test_cluster_gives_the_same_verdicts_as_local_mode(tmp_path: Path) -> None:
         verdict = "incomplete" if impl == "kyra" else "pass"
         assert any(line.startswith(f"| {impl} | {verdict} |") for line in rows), (impl, rows)
     assert s_code == 0, s_text
-    assert len(s_rows) == 3
-    assert all(r["verdict"] == "pass" and r["passed"] == r["traces"] != 0 for r in s_rows)
+    verdicts = [r for r in s_rows if "impl" in r]
+    assert len(verdicts) == 3
+    assert all(r["verdict"] == "pass" and r["passed"] == r["traces"] != 0 for r in verdicts)
+    # the executors' own JVM (not the driver's) is measured while the executors work
+    stages = {r["stage"]: cast(float, r["executor_jvm_mb"]) for r in s_rows if "stage" in r}
+    assert stages["generate+run"] > 100 and stages["oracle+verdicts"] > 100, stages

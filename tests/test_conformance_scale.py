@@ -7,6 +7,7 @@ failure of the suite itself."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -309,3 +310,30 @@ def test_the_commands_ask_spark_for_the_driver_jvm_of_their_mode(
     with pytest.raises(Stop):
         cli.main([command, "--out", str(tmp_path / "out"), *argv])
     assert asked == [(heap, gc)]
+
+
+def test_the_sampler_finds_an_executor_jvm_of_its_application_on_this_machine() -> None:
+    """A stand-in process whose command line is an executor's: found by application id, its
+    memory measured; in local mode (no executor JVM) the executors are the driver's JVM."""
+    import subprocess
+    import time
+
+    from pubsub_spec.conformance.scale import Sampler, executor_pids
+
+    argv = [sys.executable, "-c", "import time; b = bytearray(64 << 20); time.sleep(60)",
+            "org.apache.spark.executor.CoarseGrainedExecutorBackend", "--app-id", "app-t-42"]
+    proc = subprocess.Popen(argv)  # fmt: skip
+    try:
+        time.sleep(1.0)
+        assert executor_pids("app-t-42") == [proc.pid]
+        assert executor_pids("app-t-43") == []
+        with Sampler(None, "app-t-42") as m:
+            pass
+        assert m.executor > 64
+        assert m.stage("s", 1.0).executor_jvm_peak_mb == m.executor
+    finally:
+        proc.kill()
+        proc.wait()
+    with Sampler(os.getpid()) as local:
+        pass
+    assert local.stage("s", 1.0).executor_jvm_peak_mb == local.jvm > 0
