@@ -24,9 +24,9 @@ Sampling (the report says which ran where): the fast built-ins (`FAST`) run on e
 the slow ones (the reference simulators, outside programs) on a deterministic, systematic
 sample of `slow_fraction` of the traces (`in_sample`: every s-th trace of each generator, s =
 1/fraction rounded, from an offset drawn from the seed and the implementation's name, spread
-over the generators); `oracle-python` is the cross-check of
-the SQL oracle: it runs on a sample of `cross_fraction`, and any trace where it does not pass is
-a failure of the suite itself (the two oracles disagree), not of an implementation.
+over the generators); `oracle-python` is the cross-check of the SQL oracle: it runs on a sample
+of `cross_fraction`, and any trace where it does not pass is a failure of the suite itself (the
+two oracles disagree), not of an implementation.
 
 A fingerprint collision would hide a wrong delivery set; with a count and two independent
 32-bit sums, a fault that is not built to collide is missed with probability about 2^-64.
@@ -114,10 +114,10 @@ def effective(fraction: float) -> float:
 
 
 @functools.cache
-def sample_offset(seed: int, rounds: int, fraction: float, what: str) -> int:
-    """The sample's first round: drawn from the seed below min(stride, rounds), so that a set
-    of at least one full round always has a round in the sample."""
-    return random.Random(f"{seed}:{what}").randrange(min(stride(fraction), max(1, rounds)))
+def sample_offset(seed: int, width: int, what: str) -> int:
+    """The sample's first round, drawn from the seed below `width` = min(stride, rounds), so
+    that a set of at least one full round always has a round in the sample."""
+    return random.Random(f"{seed}:{what}").randrange(width)
 
 
 def in_sample(
@@ -139,9 +139,10 @@ def in_sample(
     round, do not all fall in one Spark partition."""
     if fraction >= 1.0:
         return True
-    width = min(stride(fraction), max(1, rounds))
-    o = (sample_offset(seed, rounds, fraction, what) + lane * max(1, width // lanes)) % width
-    return index % stride(fraction) == o
+    step = stride(fraction)
+    width = min(step, max(1, rounds))
+    o = (sample_offset(seed, width, what) + lane * max(1, width // lanes)) % width
+    return index % step == o
 
 
 def is_slow(impl: str) -> bool:
