@@ -2,12 +2,14 @@
 child process of its own (wall time, CPU time and peak memory from os.wait4's rusage):
 
 - Table 4.1: `simulate --preset thesis --nodes 1000 --subs-per-node 5 --events 10000 --seed 1`
-  (target < 30 s),
-- the 5000-node point of §4.3.3: the same with `--nodes 5000` (target < 180 s, < 2 GB),
+  on the fast engine (conformance/variants/thesis_fast.py; target < 30 s),
+- the same on the reference engine (`--engine reference`; no target): the speed-up of the fast
+  engine, and the check that both print the same event-log hash (the same run, bit for bit),
+- the 5000-node point of §4.3.3: Table 4.1 with `--nodes 5000` (target < 180 s, < 2 GB),
 - `figures --scale full --jobs 2` (target < 15 minutes).
 
 The machine's load average is printed beside: on a shared machine wall time exceeds CPU time.
-Run: python -m benchmarks.bench_thesis_speed [--quick] [--only table,5000,figures]
+Run: python -m benchmarks.bench_thesis_speed [--quick] [--only table,reference,5000,figures]
 (--quick: a tenth of the events and `figures --scale small`, to try the script).
 """
 
@@ -38,6 +40,7 @@ class Measured:
     peak_mib: float
     last: str
     code: int
+    hash_line: str  # simulate's "simulated time: ...; event-log hash ..." line, if any
 
 
 def measure(args: list[str]) -> Measured:
@@ -53,8 +56,14 @@ def measure(args: list[str]) -> Measured:
         out.seek(0)
         err.seek(0)
         lines = out.read().strip().splitlines() or err.read().strip().splitlines()[-1:] or [""]
+    hashes = [ln for ln in lines if "event-log hash" in ln]
     return Measured(
-        secs, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, lines[-1], proc.returncode
+        secs,
+        ru.ru_utime + ru.ru_stime,
+        ru.ru_maxrss / 1024,
+        lines[-1],
+        proc.returncode,
+        hashes[0] if hashes else "",
     )
 
 
@@ -62,11 +71,15 @@ def points(quick: bool, out_dir: str) -> list[Point]:
     events = "1000" if quick else "10000"
     sim = ["simulate", "--preset", "thesis", "--subs-per-node", "5", "--events", events]
     sim += ["--seed", "1"]
+    table = [*sim, "--nodes", "1000"]
     return [
+        Point("table", f"Table 4.1 (1000 x 5 x {events})", [*table, "--engine", "fast"], 30, None),
         Point(
-            "table", "Table 4.1 (1000 x 5 x " + events + ")", [*sim, "--nodes", "1000"], 30, None
+            "reference", "  the same, reference engine", [*table, "--engine", "reference"], 0, None
         ),
-        Point("5000", "5000 x 5 x " + events, [*sim, "--nodes", "5000"], 180, 2048),
+        Point(
+            "5000", f"5000 x 5 x {events}", [*sim, "--nodes", "5000", "--engine", "fast"], 180, 2048
+        ),
         Point(
             "figures",
             "figures --scale " + ("small" if quick else "full"),
@@ -80,25 +93,33 @@ def points(quick: bool, out_dir: str) -> list[Point]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", default="table,5000,figures")
+    p.add_argument("--only", default="table,reference,5000,figures")
     a = p.parse_args()
     only = a.only.split(",")
     code = 0
     with tempfile.TemporaryDirectory() as out_dir:
         print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.1f}")
         print(f"{'point':<28}{'wall s':>9}{'cpu s':>9}{'peak MiB':>10}  targets")
+        done: dict[str, Measured] = {}
         for pt in points(a.quick, out_dir):
             if pt.key not in only:
                 continue
-            m = measure(pt.args)
-            ok_t = m.secs < pt.max_secs
-            verdict = f"< {pt.max_secs:.0f} s {'met' if ok_t else 'MISSED'}"
+            m = done[pt.key] = measure(pt.args)
+            verdict = ""
+            if pt.max_secs:
+                verdict = f"< {pt.max_secs:.0f} s {'met' if m.secs < pt.max_secs else 'MISSED'}"
             if pt.max_mib is not None:
                 ok_m = m.peak_mib < pt.max_mib
                 verdict += f", < {pt.max_mib:.0f} MiB {'met' if ok_m else 'MISSED'}"
             print(f"{pt.label:<28}{m.secs:>9.1f}{m.cpu_secs:>9.1f}{m.peak_mib:>10.0f}  {verdict}")
             print(f"    {m.last}  (exit {m.code}; load average {os.getloadavg()[0]:.1f})")
             code = max(code, m.code)
+        if "table" in done and "reference" in done:
+            fast, ref = done["table"], done["reference"]
+            same = fast.hash_line == ref.hash_line != ""
+            print(f"fast engine: {ref.cpu_secs / fast.cpu_secs:.2f}x the reference's speed (CPU)")
+            print(f"same run (event-log hash): {'yes' if same else 'NO'}; {fast.hash_line}")
+            code = max(code, 0 if same else 1)
     return code
 
 

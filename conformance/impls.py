@@ -3,9 +3,10 @@
 Built in: every variant of every simulated system of reference/registry.py (the thesis system with
 each delivery strategy: `reference`, `reference-multicast`, `reference-lbdd`), the brute-force
 Python oracle (`oracle-python`, a self-test: it must agree with the Spark SQL oracle that wrote the
-expected files) and the optimised variants (`oracle-indexed`, `reference-array`; more register
-themselves with `register`). Outside programs are named by their command line behind the prefix
-`cmd:` (e.g. `cmd:./my-impl --flag`) and run over the process protocol (conformance/adapter.py).
+expected files) and the optimised variants (`oracle-indexed`, `reference-array`,
+`reference-fast`; more register themselves with `register`). Outside programs are named by
+their command line behind the prefix `cmd:` (e.g. `cmd:./my-impl --flag`) and run over the
+process protocol (conformance/adapter.py).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def _simulated(make: SystemFactory) -> Runner:
         return run_trace(trace, make, check=False).deliveries
 
     return run
+
+
+def _fast_sim(trace: Trace) -> list[Delivery]:
+    from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
+
+    return run_trace(trace, FastTwoDTreeSystem.for_trace, check=False).deliveries
 
 
 def _array_sim(trace: Trace) -> list[Delivery]:
@@ -93,6 +100,10 @@ def builtin() -> dict[str, Implementation]:
         ),
         "reference-array": Implementation(
             "reference-array", _array_sim, fingerprint=_array_sim_fingerprint
+        ),
+        # the thesis system as the trace configures it, on the fast engine (same run)
+        "reference-fast": Implementation(
+            "reference-fast", _fast_sim, features=SYSTEMS["thesis"].features
         ),
     }
     impls.update(_REGISTERED)

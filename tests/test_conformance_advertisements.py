@@ -261,7 +261,7 @@ def test_adapter_sends_advertisement_ops_only_to_who_lists_the_feature(
 def test_every_builtin_passes_or_skips_with_a_reason_on_the_advertisement_traces() -> None:
     traces = [GENERATORS[g](2026, 0, "tiny") for g in ADV_GENERATORS]
     names = [v.builtin for info in SYSTEMS.values() for v in info.variants]
-    names += ["oracle-python", "oracle-indexed", "reference-array"]
+    names += ["oracle-python", "oracle-indexed", "reference-array", "reference-fast"]
     verdicts = run_trace_list(names, traces)
     assert len(verdicts) == len(names) * len(traces)
     for v in verdicts:

@@ -26,6 +26,7 @@ BUILTIN = [
     "oracle-python",
     "oracle-indexed",
     "reference-array",
+    "reference-fast",
     "kyra",
     "octopia-idr",
     "tam",

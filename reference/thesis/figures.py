@@ -118,10 +118,13 @@ class StreamingSystem(TwoDTreeSystem):
         self.latency_max = max(self.latency_max, latency_ms)
 
 
-def _streaming(trace: Trace) -> StreamingSystem:
-    system = StreamingSystem.for_trace(trace)
-    assert isinstance(system, StreamingSystem)
-    return system
+def _streaming(system: type[StreamingSystem]) -> Callable[[Trace], StreamingSystem]:
+    def make(trace: Trace) -> StreamingSystem:
+        made = system.for_trace(trace)
+        assert isinstance(made, StreamingSystem)
+        return made
+
+    return make
 
 
 def streaming_oracle(trace: Trace, progress: Progress | None = None) -> DeliveryDigest:
@@ -171,8 +174,11 @@ def run_stats(
     progress: Progress | None = None,
     check: bool = True,
     oracle_progress: Progress | None = None,
+    system_class: type[StreamingSystem] = StreamingSystem,
 ) -> RunStats:
-    result = run_trace(trace, _streaming, progress)
+    """One run's figures; `system_class` is `StreamingSystem` or a faster engine that runs
+    the same (conformance/variants/thesis_fast.py: `FastStreamingSystem`)."""
+    result = run_trace(trace, _streaming(system_class), progress)
     system = result.system
     peer_bytes: dict[str, Counter[str]] = {p.name: Counter() for p in system.peers.values()}
     for (peer, kind), size in result.metrics.peer_bytes.items():
@@ -204,11 +210,12 @@ def _run_planned(
     check: bool,
     progress: Progress | None,
     oracle_progress: Progress | None,
+    system_class: type[StreamingSystem],
 ) -> RunStats:
     """One run of `build_figures` (module-level: a worker process runs it by name)."""
     nodes, events, config = spec
     trace = workload(nodes, scale.subs_per_node, events, scale.seed, config)
-    return run_stats(name, trace, progress, check, oracle_progress)
+    return run_stats(name, trace, progress, check, oracle_progress, system_class)
 
 
 def run_config(base: ThesisConfig, run: str) -> ThesisConfig:
@@ -600,10 +607,11 @@ def build_figures(
     progress: Callable[[str], Progress | None] = lambda _name: None,
     check: bool = True,
     jobs: int = 1,
+    system_class: type[StreamingSystem] = StreamingSystem,
 ) -> tuple[list[Figure], dict[str, RunStats]]:
     """Run what the figures in `only` need and compute them; with jobs > 1 the independent
     runs go to that many worker processes (the figures are the same: each run is a pure
-    function of its workload)."""
+    function of its workload). `system_class` runs each workload (see `run_stats`)."""
     need = needed_runs(only)
     plan: dict[str, tuple[int, int, str]] = {}  # run name -> (nodes, events, configuration)
     for name in ("thesis", "unicast-probes", "no-cutoff"):
@@ -625,14 +633,23 @@ def build_figures(
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {
                 k: pool.submit(
-                    _run_planned, k, scale, plan[k], check, progress(k), progress(f"{k} oracle")
+                    _run_planned,
+                    k,
+                    scale,
+                    plan[k],
+                    check,
+                    progress(k),
+                    progress(f"{k} oracle"),
+                    system_class,
                 )
                 for k in order
             }
             done = {k: f.result() for k, f in futures.items()}
     else:
         for k, spec in plan.items():
-            done[k] = _run_planned(k, scale, spec, check, progress(k), progress(f"{k} oracle"))
+            done[k] = _run_planned(
+                k, scale, spec, check, progress(k), progress(f"{k} oracle"), system_class
+            )
     runs: dict[str, RunStats] = {}
     for k in [*(n for n in ("thesis", "unicast-probes", "no-cutoff") if n in plan), *sweep_keys]:
         runs[k] = replace(done[same[k]], name=k) if k in same else done[k]

@@ -516,9 +516,16 @@ class TwoDTreeSystem(System[Item]):
         self._match_and_deliver(peer, node, msg.event)
 
     def _match_and_deliver(self, peer: Peer, node: TreeNode, event: Event) -> None:
-        """Linear matching at the leaf (§3.4.1); a remapped subscription is matched only by the
-        segment containing the value (§3.5, decision D-SEG), or by its first segment when the
-        event lacks the base attribute (lenient matching, decision D-LENIENT)."""
+        """Match the event at the leaf and deliver it (§3.4.1, §3.4.3)."""
+        by_subscriber = self._matching(node, event)
+        if by_subscriber:
+            self._deliver(peer, event, by_subscriber)
+
+    def _matching(self, node: TreeNode, event: Event) -> dict[str, list[str]]:
+        """Linear matching at the leaf (§3.4.1): the matching subscription ids per subscriber.
+        A remapped subscription is matched only by the segment containing the value (§3.5,
+        decision D-SEG), or by its first segment when the event lacks the base attribute
+        (lenient matching, decision D-LENIENT)."""
         eseq = self.event_seq[event.id]
         by_subscriber: dict[str, list[str]] = defaultdict(list)
         values = event_values(event)
@@ -534,8 +541,10 @@ class TwoDTreeSystem(System[Item]):
             in_segment = point.segment.contains(v) if v is not None else point.segment.index == 0
             if in_segment and matches_values(sub, schema, values, strict):
                 by_subscriber[sub.subscriber].append(sub.id)
-        if not by_subscriber:
-            return
+        return by_subscriber
+
+    def _deliver(self, peer: Peer, event: Event, by_subscriber: dict[str, list[str]]) -> None:
+        """Send the event to the subscribers matched at this leaf (§3.4.3)."""
         targets = tuple((s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items()))
         published = self._published_at[event.id]
         msg = EventDelivery(event, targets, published, peer.name)
