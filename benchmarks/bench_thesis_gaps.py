@@ -4,7 +4,10 @@ concentration, latency level). Each experiment varies one thing on the thesis wo
 (Tables 4.1–4.3) and prints what it changes.
 
 Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
-         [--only multicast,cutoff,hotspot,latency]
+         [--only multicast,cutoff,hotspot,latency,skew]
+
+`skew` (G3) runs on the fast engine (conformance/variants/thesis_fast.py, the reference's run
+bit for bit), the others on the reference and its instrumented subclasses.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.thesis.config import (
     ThesisConfig,
@@ -29,7 +33,7 @@ from pubsub_spec.reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
 from pubsub_spec.reference.thesis.messages import ProbePub
 from pubsub_spec.reference.thesis.run import run_trace
 from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
-from pubsub_spec.reference.thesis.workload import thesis_trace
+from pubsub_spec.reference.thesis.workload import THESIS_PROFILES, thesis_trace
 
 # Relative delay penalty of Pastry routes with proximity neighbour selection (§2.1.2): a route's
 # latency over the direct one-way latency, about 1.3–1.5 (Castro et al., "Proximity neighbor
@@ -149,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--subs-per-node", type=float, default=5)
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--only", default="multicast,cutoff,hotspot,latency")
+    p.add_argument("--only", default="multicast,cutoff,hotspot,latency,skew")
     a = p.parse_args(argv)
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
     preset = thesis_preset(trace.schemas)
@@ -197,6 +201,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  hops/route {r['pastry_hops_per_route']:.2f}{per_hop}",
                 flush=True,
             )
+    if "skew" in only:
+        print("\nZipf ranks on the lowest sub-ranges (Table 4.3 as read) or on a seeded")
+        print("permutation of them (the same skew, spread over the domain): bytes/node/event")
+        print(f"{'ranks':>10} {'c':>5} {'probe mean':>11} {'probe max/mean':>15}", end="")
+        print(f" {'pub max/mean':>13}")
+        for order in (None, 1, 2, 3, 4, 5):
+            profiles = {k: replace(v, rank_order=order) for k, v in THESIS_PROFILES.items()}
+            ranked = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed, profiles=profiles)
+            for frac in (None, 0.1):
+                cut = default_cutoff(trace.schemas, frac) if frac else ()
+                r = _run(ranked, replace(preset, cutoff=cut), FastTwoDTreeSystem)
+                label = "lowest" if order is None else f"shuffled {order}"
+                print(
+                    f"{label:>10} {frac or 'off':>5} {r['probe_mean']:11.1f}"
+                    f" {r['probe_max_over_mean']:15.1f} {r['pub_max_over_mean']:13.1f}",
+                    flush=True,
+                )
     print(f"\ntime {time.monotonic() - start:.0f} s")
     return 0
 

@@ -206,3 +206,27 @@ def test_every_generator_yields_valid_deterministic_traces() -> None:
                 and v in {p.lo + k * h[f"{s.schema}/{attr}"] for k in range(1, 9)}
             )
             assert on_boundary > 0
+
+
+def test_a_rank_order_moves_the_popular_sub_ranges_and_keeps_their_weights() -> None:
+    """`AttributeProfile.rank_order` (the G3 experiment, docs/thesis.md): the same draws, so
+    the same number of values per rank, on a permutation of the sub-ranges; the default puts
+    rank 1 on the lowest sub-range."""
+    from dataclasses import replace
+
+    shuffled = {k: replace(v, rank_order=1) for k, v in THESIS_PROFILES.items()}
+    counts = []
+    for profiles in (THESIS_PROFILES, shuffled):
+        trace = thesis_trace(10, 0, 2000, seed=3, profiles=profiles)
+        attr, prof = SCHEMA.attributes[0], THESIS_PROFILES["Attr1"]
+        subranges = Counter(
+            int((op.event.value(attr.name) - attr.min) // prof.subrange_size)  # type: ignore[operator]
+            for op in trace.ops
+            if isinstance(op, Publish) and op.event.value(attr.name) is not None
+        )
+        counts.append(subranges)
+        validate_trace(trace)
+    lowest, moved = counts
+    assert lowest.most_common(1)[0][0] == 0  # rank 1 is the lowest sub-range
+    assert moved.most_common(1)[0][0] != 0
+    assert sorted(lowest.values()) == sorted(moved.values())  # the same weights, moved

@@ -47,13 +47,17 @@ def thesis_schema(name: str = "thesis") -> Schema:
 
 @dataclass(frozen=True)
 class AttributeProfile:
-    """One row of Table 4.3."""
+    """One row of Table 4.3. `rank_order`: which sub-range has Zipf rank k; None (the default,
+    docs/trace-format.md "Workload") puts rank 1 at the lowest sub-range, rank 2 next, ...; a
+    seed puts the ranks on a permutation of the sub-ranges drawn from it (the G3 experiment of
+    docs/thesis.md: the same skew, not piled at one end of the domain)."""
 
     present_prob: float
     subrange_skew: float
     subrange_size: float
     size_skew: float
     size_bound: float
+    rank_order: int | None = None
 
 
 # Table 4.3 (the OCR is garbled; read column by column).
@@ -80,11 +84,20 @@ def zipf_rank(rng: random.Random, n: int, s: float) -> int:
     return min(n, bisect.bisect_left(_zipf_cdf(n, s), rng.random()) + 1)
 
 
+@functools.cache
+def _subranges_by_rank(n: int, seed: int | None) -> tuple[int, ...]:
+    """The sub-range index of each Zipf rank 1..n (`AttributeProfile.rank_order`)."""
+    order = list(range(n))
+    if seed is not None:
+        random.Random(f"rank-order:{seed}:{n}").shuffle(order)
+    return tuple(order)
+
+
 def _value(rng: random.Random, a: Attribute, prof: AttributeProfile) -> float:
     """A sub-range by Zipf rank, then a uniform value in it (thesis §4.1.2)."""
     n = max(1, math.ceil((a.max - a.min) / prof.subrange_size))
     k = zipf_rank(rng, n, prof.subrange_skew)
-    lo = a.min + (k - 1) * prof.subrange_size
+    lo = a.min + _subranges_by_rank(n, prof.rank_order)[k - 1] * prof.subrange_size
     hi = min(a.max, lo + prof.subrange_size)
     return min(max(round(rng.uniform(lo, hi), 3), a.min), a.max)
 
@@ -133,8 +146,10 @@ def thesis_trace(
     seed: int,
     config: ThesisConfig | None = None,
     matching: MatchMode = "strict",
+    profiles: dict[str, AttributeProfile] = THESIS_PROFILES,
 ) -> Trace:
-    """The three stages of §4.1.1: nodes join, subscriptions are installed, events published."""
+    """The three stages of §4.1.1: nodes join, subscriptions are installed, events published
+    (`profiles`: Table 4.3 by default)."""
     schema = thesis_schema()
     ops: list[Op] = []
     n_subs = round(nodes * subs_per_node)
@@ -142,12 +157,12 @@ def thesis_trace(
         # a subscriber drawn uniformly from the nodes alive (thesis §4.1.1), per index
         who = f"n{random.Random(f'{seed}:subscriber:{i}').randrange(nodes)}"
         ops.append(
-            Subscribe(i + 1, zipf_subscription(seed, i, schema, THESIS_PROFILES, who, f"s{i}"))
+            Subscribe(i + 1, zipf_subscription(seed, i, schema, profiles, who, f"s{i}"))
         )
     for j in range(events):
         # the publisher of each event is selected at random from all nodes (thesis §4.1.1)
         who = f"n{random.Random(f'{seed}:publisher:{j}').randrange(nodes)}"
-        ev = zipf_event(seed, j, schema, THESIS_PROFILES, who, f"e{j}")
+        ev = zipf_event(seed, j, schema, profiles, who, f"e{j}")
         ops.append(Publish(n_subs + j + 1, ev))
     return Trace(
         (schema,),
@@ -157,5 +172,6 @@ def thesis_trace(
         seed=seed,
         sections=((SECTION, config),) if config is not None else (),
         generator="zipf-thesis",
-        trace_id=f"thesis-{nodes}x{subs_per_node}x{events}-s{seed}",
+        trace_id=f"thesis-{nodes}x{subs_per_node}x{events}-s{seed}"
+        + ("" if profiles is THESIS_PROFILES else "-profiles"),
     )
