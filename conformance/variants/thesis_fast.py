@@ -20,7 +20,8 @@ faster, and why it is the same:
   are a function of the membership of the ring, homes of the ready ring (D-DHT, §3.6).
 - **Leaf matching** (§3.4.1, §3.5) reads the leaf's points from flat tuples, made again after
   any change to any node's points: the same segment test as `Segment.contains` and the same
-  predicate test as `matches_values`, the base attribute's value looked up once per leaf.
+  predicate test as `matches_values`, the base attribute's value looked up once per leaf and
+  its predicate left out where the segment test implies it.
 - **Unicast event delivery** (§3.4.3), the bulk of all messages, travels as a slim engine item
   (`Deliver`) instead of an `EventDelivery` in an `Arrival`; on arrival it is handled as the
   reference handles that message: dropped at a dead peer, each subscription checked against
@@ -36,6 +37,7 @@ from collections.abc import Callable, Sequence
 from itertools import pairwise
 from operator import itemgetter
 
+from pubsub_spec.reference.common.matching import matches_values
 from pubsub_spec.reference.common.model import Event, Number, Subscription
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.sim.engine import Engine
@@ -106,25 +108,6 @@ class FastEngine(Engine[FastItem]):
             pending.append(f"{at!r}|{seq}|{text}\n")
             if len(pending) >= 4096:
                 self._flush()
-
-
-def _preds(sub: Subscription) -> tuple[Pred, ...]:
-    return tuple((p.attribute, p.lo, p.hi) for p in sub.predicates)
-
-
-def _matches(sub: Subscription, schema: str, values: dict[str, Number], strict: bool) -> bool:
-    """`matches_values` (reference/common/matching.py)."""
-    if sub.schema != schema:
-        return False
-    for p in sub.predicates:
-        v = values.get(p.attribute)
-        if v is None:
-            if strict:
-                return False
-            continue
-        if not p.lo <= v <= p.hi:
-            return False
-    return True
 
 
 class FastTwoDTreeSystem(TwoDTreeSystem):
@@ -241,7 +224,7 @@ class FastTwoDTreeSystem(TwoDTreeSystem):
     # -- sending ---------------------------------------------------------------------------
     def _place(self, pid: int) -> tuple[str, float, float]:
         name = self.peers[pid].name
-        x, y = self.latency._coords[name]
+        x, y = self.latency.coordinates(name)
         where = self._where[pid] = (name, x, y)
         return where
 
@@ -499,7 +482,7 @@ class FastTwoDTreeSystem(TwoDTreeSystem):
         deliveries, plain = self.deliveries, self._plain_record
         for sid, same in zip(ids, originals, strict=True):
             original = subs[sid].original
-            if original is not same and not _matches(
+            if original is not same and not matches_values(
                 original, event.schema, self._values(event), self._strict
             ):
                 self.metrics.false_positives += 1

@@ -26,6 +26,10 @@ class LatencyModel:
         rng = random.Random(f"{self.seed}:coord:{name}")
         self._coords[name] = (rng.random(), rng.random())
 
+    def coordinates(self, name: str) -> tuple[float, float]:
+        """The peer's point in the plane (placed by `place`)."""
+        return self._coords[name]
+
     def one_way(self, a: str, b: str) -> float:
         if a == b:
             return 0.0
