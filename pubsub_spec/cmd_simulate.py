@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from pubsub_spec.argtypes import float_range, int_range, seed_int
 from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
@@ -228,7 +229,7 @@ def _mean(xs: list[float]) -> float:
     return statistics.fmean(xs) if xs else 0.0
 
 
-def _pct(xs: Any, q: float) -> float:
+def _pct(xs: npt.NDArray[np.float64], q: float) -> float:
     """The value at index int(q * n) of the sorted values of the float64 array `xs` (0.0 if
     empty), by a partial sort (the same element; millions of values at full scale)."""
     if not len(xs):

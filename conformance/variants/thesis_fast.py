@@ -235,6 +235,9 @@ class FastTwoDTreeSystem(TwoDTreeSystem):
         return hit[1]
 
     def _size(self, msg: Message) -> int:
+        """`size_of(msg)` (thesis/messages.py, D-MSG); a ProbePub's, the most frequent, with
+        the event's size from `_event_size` (keyed by id: `event_size`'s cache hashes the
+        whole event at every call)."""
         if type(msg) is ProbePub:
             return HEADER + self._event_size(msg.event) + len(msg.qattr) + len(msg.target)
         return size_of(msg)
