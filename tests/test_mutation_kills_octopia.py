@@ -17,8 +17,6 @@ from pubsub_spec.reference.octopia.advertisements import Advertisement, conforms
 from pubsub_spec.reference.octopia.civ import bit, bits, civ_of, has
 from pubsub_spec.reference.octopia.config import OctopiaCodec, OctopiaConfig
 from pubsub_spec.reference.octopia.messages import (
-    HEADER,
-    ID,
     Adv,
     CibSet,
     Notification,
@@ -51,6 +49,7 @@ from pubsub_spec.reference.octopia.scot import (
 from pubsub_spec.reference.octopia.subscriptions import SrtEntry, cib_set_targets
 from pubsub_spec.reference.octopia.system import BrokerNetwork, OctopiaSystem
 from pubsub_spec.reference.octopia.tid import TidSystem
+from pubsub_spec.reference.sim.sizes import HEADER, ID
 
 # -- advertisements (§I, A7) ---------------------------------------------------------------
 

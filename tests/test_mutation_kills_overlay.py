@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
 from pubsub_spec.reference.overlay.scribe import (
-    HEADER,
-    ID,
     Scribe,
     ScribeHost,
     ScribeJoin,
@@ -17,6 +15,7 @@ from pubsub_spec.reference.overlay.scribe import (
     ScribePublish,
     message_size,
 )
+from pubsub_spec.reference.sim.sizes import HEADER, ID
 
 
 class Recorder(ScribeHost[str]):

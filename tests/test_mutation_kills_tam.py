@@ -13,16 +13,18 @@ from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Sche
 from pubsub_spec.reference.common.ops import initial_node_names
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.overlay.pastry import sha1_id
+from pubsub_spec.reference.sim.sizes import HEADER, ID, event_size, sub_size
 from pubsub_spec.reference.tam.config import TamCodec, TamConfig
 from pubsub_spec.reference.tam.messages import (
     TamNotify,
+    TamPublish,
+    TamSubscribe,
     TamTransfer,
-    event_size,
-    sub_size,
+    TamUnsubscribe,
+    basic_size,
 )
 from pubsub_spec.reference.tam.system import TamBasicSystem, TamSystem, _TamBase
 from pubsub_spec.reference.tam.tables import Intervals, default_intervals, equiprobable_cuts
-from pubsub_spec.reference.thesis import messages as thesis_messages
 
 # -- intervals (§3.5; decision T5) -----------------------------------------------------------
 
@@ -93,17 +95,24 @@ def test_codec_every_field_round_trips_and_is_checked() -> None:
         assert f"config.systems.tam.{fld}" in str(err.value), o
 
 
-# -- messages (docs/tam.md, T14; messages.py: the thesis' byte model) ------------------------
+# -- messages (docs/tam.md, T14; the shared byte model of reference/sim/sizes.py) -------------
 
 
-def test_messages_are_values_sized_by_the_thesis_byte_model() -> None:
-    """messages.py: sizes are a 48-byte header plus the payload, "as the thesis system's byte
-    model" (reference/thesis/messages.py): a subscription and an event cost what they cost
-    there. Messages are immutable values."""
+def test_messages_are_values_sized_by_the_shared_byte_model() -> None:
+    """messages.py: sizes are the shared byte model (D-MSG), a 48-byte header plus the payload,
+    worked by hand: a subscription is id 20 + its id and schema names + 16 and the name per
+    predicate (20 + 2 + 1 + 2 * 17 = 57), an event id 20 + names + 8 and the name per value
+    (20 + 2 + 1 + 2 * 9 = 41); a basic-scheme message adds the key (an id) to the header, a
+    notification the matched ids, a transfer carries only subscriptions. Messages are immutable
+    values."""
     sub = Subscription("s1", "n1", "t", (Predicate("x", 0.0, 1.0), Predicate("y", 2.0, 3.0)))
     ev = Event("e1", "n2", "t", (("x", 0.5), ("y", 2.5)))
-    assert sub_size(sub) == thesis_messages.sub_size(sub)
-    assert event_size(ev) == thesis_messages.event_size(ev)
+    assert (HEADER, ID, sub_size(sub), event_size(ev)) == (48, 20, 57, 41)
+    assert basic_size(TamSubscribe(7, sub, 1)) == 48 + 20 + 57
+    assert basic_size(TamUnsubscribe(7, "s1")) == 48 + 20 + 2
+    assert basic_size(TamPublish(7, ev)) == 48 + 20 + 41
+    assert basic_size(TamNotify(ev, ("s1", "s22"))) == 48 + 41 + 5
+    assert basic_size(TamTransfer((sub, sub))) == 48 + 2 * 57
     n = TamNotify(ev, ("s1",))
     assert n == TamNotify(ev, ("s1",)) and len({n, TamNotify(ev, ("s1",))}) == 1
     t = TamTransfer((sub,))

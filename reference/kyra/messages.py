@@ -1,6 +1,6 @@
 """Message types of Kyra and its baselines with a byte-size model (Kyra's own messages are lost
-with §III.B-§IV; decision K-D11 names them). Sizes follow the thesis system's compact binary
-model (reference/thesis/messages.py: a 48-byte header plus the payload)."""
+with §III.B-§IV; decision K-D11 names them). Sizes: the shared byte model of
+reference/sim/sizes.py (D-MSG: a 48-byte header plus the payload)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pubsub_spec.reference.common.model import Event, Subscription
 from pubsub_spec.reference.kyra.filters import Filter
 from pubsub_spec.reference.sim.metrics import MessageType
-from pubsub_spec.reference.thesis.messages import HEADER, ID, event_size, sub_size
+from pubsub_spec.reference.sim.sizes import HEADER, ID, event_size, sub_size
 
 KYRA_TYPES: tuple[MessageType, ...] = (
     MessageType("SubMove", "original server -> proxy in its clique (§III, subscription movement)"),

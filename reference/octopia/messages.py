@@ -1,6 +1,7 @@
 """The inter-broker messages (IMs) of OctopiA and of the TID baseline, with a byte-size model
-(a 48-byte header as in reference/thesis/messages.py, plus the payload; a CIV costs ceil(m/8)
-bytes, a TID 20 bytes). Counted per type in `Metrics` (§VIII "Inter-broker Messages")."""
+(the shared byte model of reference/sim/sizes.py, D-MSG: a 48-byte header plus the payload; a
+CIV costs ceil(m/8) bytes, a TID 20 bytes). Counted per type in `Metrics` (§VIII
+"Inter-broker Messages")."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from pubsub_spec.reference.common.model import Event, Subscription
 from pubsub_spec.reference.octopia.advertisements import Advertisement
 from pubsub_spec.reference.octopia.scot import Broker
 from pubsub_spec.reference.sim.metrics import MessageType
-
-HEADER = 48
-ID = 20
+from pubsub_spec.reference.sim.sizes import HEADER, ID
 
 OCTOPIA_MESSAGE_TYPES: tuple[MessageType, ...] = (
     MessageType("Advertisement", "scotAFP: host to its m-1 secondary neighbours (§V)"),

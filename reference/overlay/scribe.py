@@ -27,11 +27,9 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from pubsub_spec.reference.overlay.pastry import PastryRing
+from pubsub_spec.reference.sim.sizes import HEADER, ID
 
 P = TypeVar("P")
-
-HEADER = 48  # bytes: type, source id, destination key (as reference/thesis/messages.py)
-ID = 20  # a 160-bit id
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,16 @@
-"""Tam's message types and their sizes (seed 004 §3.2-§3.3, §5: "the metric is the number of
-messages exchanged"; decision T14: every overlay hop counts, a delivery at the peer itself is
-free). Scribe's four types are defined in reference/overlay/scribe.py; the basic home-node
-scheme (§3.2) has its own. Sizes: a 48-byte header plus the payload, as the thesis system's
-byte model (reference/thesis/messages.py)."""
+"""Tam's message types and their sizes (Tam, Azimi, Jacobsen, DBISP2P 2003, §3.2-§3.3, §5:
+"the metric is the number of messages exchanged"; decision T14: every overlay hop counts, a
+delivery at the peer itself is free). Scribe's four types are defined in
+reference/overlay/scribe.py; the basic home-node scheme (§3.2) has its own. Sizes: the shared
+byte model of reference/sim/sizes.py (D-MSG: a 48-byte header plus the payload)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pubsub_spec.reference.common.model import Event, Subscription
-from pubsub_spec.reference.overlay.scribe import HEADER, ID
 from pubsub_spec.reference.sim.metrics import MessageType as Declared
-
-
-def sub_size(s: Subscription) -> int:
-    return ID + len(s.id) + len(s.schema) + sum(len(p.attribute) + 16 for p in s.predicates)
-
-
-def event_size(e: Event) -> int:
-    return ID + len(e.id) + len(e.schema) + sum(len(a) + 8 for a, _ in e.values)
-
+from pubsub_spec.reference.sim.sizes import HEADER, ID, event_size, sub_size
 
 SCRIBE_TYPES: tuple[Declared, ...] = (
     Declared("ScribeJoin", "JOIN toward a key, absorbed at the first tree peer (§3.3; Scribe)"),

@@ -2,18 +2,22 @@
 
 Replies are counted under the type they answer (decision D-MSG): the leaf's answer to a
 ProbeSubMessage is a ProbeSub, a child's creation confirmation is a TransferSub.
-The sizes model a compact binary encoding (the thesis measured Java serialization, §4.3.1):
-a 48-byte header (type, source id, destination key) plus the payload.
+The sizes follow the shared byte model of reference/sim/sizes.py (D-MSG: a 48-byte header
+plus the payload; the thesis measured Java serialization, §4.3.1), whose parts this module
+re-exports for the thesis' fast engine.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Literal
 
-from pubsub_spec.reference.common.model import Event, Subscription
+from pubsub_spec.reference.common.model import Event
 from pubsub_spec.reference.sim.metrics import MessageType as Declared
+from pubsub_spec.reference.sim.sizes import HEADER as HEADER
+from pubsub_spec.reference.sim.sizes import ID as ID
+from pubsub_spec.reference.sim.sizes import event_size as event_size
+from pubsub_spec.reference.sim.sizes import sub_size as sub_size
 from pubsub_spec.reference.thesis.tree import StoredPoint
 
 MessageType = Literal[
@@ -33,19 +37,8 @@ MESSAGE_TYPES: tuple[Declared, ...] = (
     Declared("TransferSub", "points moved to a new child, and its confirmation (§3.2.2)"),
     Declared("ProbePubMulticast", "prefix-grouped multicast of probes (§3.4.2, Program 3.4)"),
     Declared("ProbePub", "RndRegionProbe (§3.4.1, Program 3.3)"),
-    Declared("EventDelivery", "matched subscriptions delivered (§3.4.3; LBDD, seed 003)"),
+    Declared("EventDelivery", "matched subscriptions delivered (§3.4.3; or by LBDD trees)"),
 )
-HEADER = 48
-ID = 20
-
-
-def sub_size(s: Subscription) -> int:
-    return ID + len(s.id) + len(s.schema) + sum(len(p.attribute) + 16 for p in s.predicates)
-
-
-@functools.lru_cache(maxsize=4096)  # a pure function, called at every send of an event
-def event_size(e: Event) -> int:
-    return ID + len(e.id) + len(e.schema) + sum(len(a) + 8 for a, _ in e.values)
 
 
 def point_size(p: StoredPoint) -> int:
