@@ -1,8 +1,9 @@
 """The committed vector corpus (conformance/vectors/): small traces with their expected
 deliveries, usable without Spark.
 
-  python -m pubsub_spec.conformance.vectors make      rewrite the corpus (tiny and small profiles)
-  python -m pubsub_spec.conformance.vectors run ARGS  = pubsub_spec.conformance.run_vectors ARGS
+  python -m pubsub_spec.conformance.vectors make   rewrite the corpus (tiny and small profiles)
+
+Run an implementation on them with `pubsub-spec verify` (pubsub_spec/cmd_verify.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import sys
 from pathlib import Path
 
 from pubsub_spec.conformance.generators import GENERATORS
-from pubsub_spec.conformance.run_vectors import main as run_main
 from pubsub_spec.conformance.run_vectors import run_vectors
 from pubsub_spec.conformance.traceio import expected_lines, trace_to_lines
 from pubsub_spec.conformance.verdict import Verdict
@@ -65,8 +65,6 @@ def main(argv: list[str] | None = None) -> int:
         for path in make():
             print(path)
         return 0
-    if args[:1] == ["run"]:
-        return run_main(args[1:])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -1,5 +1,5 @@
 """Every input reader rejects bad input naming file, line and field, and nothing bad in a batch
-stops the rest of it (issue 10): the malformed corpus (tests/data/malformed/), FIFOs and device
+stops the rest of it: the malformed corpus (tests/data/malformed/), FIFOs and device
 files, index entries pointing outside, duplicate and misplaced trace ids, report escaping, CLI
 numbers. No Spark: `generate --check` gets the Python oracle in place of the SQL one."""
 
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from pubsub_spec.cmd_verify import main
 from pubsub_spec.conformance.report import markdown
-from pubsub_spec.conformance.run_vectors import VECTORS, collect_traces, main, run_vectors
+from pubsub_spec.conformance.run_vectors import VECTORS, collect_traces, run_vectors
 from pubsub_spec.conformance.runner import run_traces
 from pubsub_spec.conformance.traceio import (
     MAX_DEPTH,

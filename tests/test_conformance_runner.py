@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pubsub_spec.cmd_verify import main
 from pubsub_spec.conformance.impls import Implementation, outside, register
 from pubsub_spec.conformance.report import write_report
-from pubsub_spec.conformance.run_vectors import VECTORS, list_traces, main
+from pubsub_spec.conformance.run_vectors import VECTORS, list_traces
 from pubsub_spec.conformance.runner import run_trace_list, run_traces, shrink_failures
 from pubsub_spec.conformance.traceio import read_trace
 from pubsub_spec.reference.common.ops import Trace

@@ -88,7 +88,7 @@ def test_the_feature_policy_does_not_let_an_implementation_choose_its_exam() -> 
 
 
 def test_an_outside_implementation_that_opts_out_is_incomplete(tmp_path: Path) -> None:
-    from pubsub_spec.conformance.run_vectors import main
+    from pubsub_spec.cmd_verify import main
 
     faulty = Path(__file__).resolve().parent.parent / "conformance" / "examples" / "faulty.py"
     impl = f"{sys.executable} {faulty} --mode strict-only"
