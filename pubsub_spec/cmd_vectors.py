@@ -1,5 +1,5 @@
 """`pubsub-spec vectors export DIR`: the implementer's kit as a versioned release tarball, like a
-conformance release (issue 16): the committed corpus `conformance/vectors/` with its index, the
+conformance release: the committed corpus `conformance/vectors/` with its index, the
 trace format (FORMAT.md, trace.schema.json), the process protocol (PROTOCOL.md), a README and a
 RELEASE.json manifest with every file's SHA-256. The tarball is reproducible: the same project
 version gives the same bytes (sorted names, fixed times and owners, gzip without a timestamp).
@@ -8,12 +8,15 @@ version gives the same bytes (sorted names, fixed times and owners, gzip without
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import io
 import json
+import os
 import sys
 import tarfile
+import tempfile
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
@@ -102,11 +105,40 @@ def write_tarball(release: Release, directory: Path) -> Path:
             info.uname = info.gname = ""
             tar.addfile(info, io.BytesIO(content))
     target = directory / f"{release.name}.tar.gz"
-    with open(target, "wb") as f, gzip.GzipFile(
-        filename="", mode="wb", fileobj=f, mtime=0
-    ) as gz:  # fmt: skip
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
         gz.write(raw.getvalue())
+    _replace(target, buf.getvalue())
     return target
+
+
+class ExportError(ValueError):
+    """A target name the export refuses to write: a link, a folder, something not a file."""
+
+
+def check_target(path: Path) -> None:
+    """Refuse a name that is a link (it would be written through) or not a regular file."""
+    if path.is_symlink():
+        raise ExportError(f"{path} is a symbolic link; refusing to write through it")
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise ExportError(f"{path} exists and is {kind}")
+
+
+def _replace(target: Path, data: bytes) -> None:
+    """Write `data` to a new file beside `target`, then rename it over `target`: the rename
+    replaces a link or file by name and never writes through a link."""
+    check_target(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -128,11 +160,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: unknown action {args.action!r}", file=sys.stderr)
         return BAD_INPUT
     directory = Path(args.dir)
-    directory.mkdir(parents=True, exist_ok=True)
     release = build_release(args.version)
-    target = write_tarball(release, directory)
-    digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    (directory / f"{target.name}.sha256").write_text(f"{digest}  {target.name}\n")
+    name = f"{release.name}.tar.gz"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for path in (directory / name, directory / f"{name}.sha256"):
+            check_target(path)  # both checked before either is written
+        target = write_tarball(release, directory)
+        digest = hashlib.sha256(target.read_bytes()).hexdigest()
+        _replace(directory / f"{name}.sha256", f"{digest}  {target.name}\n".encode())
+    except (OSError, ExportError) as e:
+        print(f"error: vectors export: {e}", file=sys.stderr)
+        return BAD_INPUT
     traces = json.loads(release.files["RELEASE.json"])["traces"]
     print(f"{target} ({traces} traces, {len(release.files)} files, sha256 {digest})")
     return PASS
