@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tarfile
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -105,13 +103,10 @@ def is_release(path: Path) -> bool:
 
 @contextlib.contextmanager
 def unpacked_release(path: Path) -> Iterator[Path]:
-    """A vectors release tarball unpacked into a temporary folder (the `data` filter: no links
-    out, no absolute names), yielding its `vectors/` folder."""
-    with tempfile.TemporaryDirectory(prefix="pubsub-vectors-") as tmp, tarfile.open(path) as tar:
-        tar.extractall(tmp, filter="data")
-        found = sorted(Path(tmp).glob("*/vectors/index.json"))
-        if not found:
-            raise ValueError("no */vectors/index.json inside")
-        yield found[0].parent
+    """A vectors release tarball verified against its manifest and unpacked, bounded, into a
+    temporary folder (conformance/release.py), yielding its `vectors/` folder."""
+    from pubsub_spec.conformance.release import unpacked_release as verified
 
+    with verified(path) as vectors:
+        yield vectors
 
