@@ -36,12 +36,9 @@ from pubsub_spec.reference.thesis.config import (
     PRESETS,
     PROBE_ROUTINGS,
     ThesisConfig,
-    config_of,
-    default_cutoff,
-    thesis_preset,
-    with_config,
 )
 from pubsub_spec.reference.thesis.info import BUILTIN_OF
+from pubsub_spec.reference.thesis.overrides import Overrides, configured
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 
@@ -78,7 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=DELIVERY_VALUES,
         default=None,
         help="event delivery (thesis system): unicast (§3.4.3), grouped (§3.4.2 applied to "
-        "delivery), lbdd (seed 003); 'multicast' = --probe multicast --delivery grouped; "
+        "delivery), lbdd (LBDD); 'multicast' = --probe multicast --delivery grouped; "
         "default: the trace's, else unicast",
     )
     p.add_argument("--matching", choices=MATCH_MODES, default="strict")
@@ -131,37 +128,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_cutoff(spec: str, trace: Trace) -> tuple[tuple[str, float], ...]:
-    out: list[tuple[str, float]] = []
-    quals = {f"{s.name}/{a.name}": a for s in trace.schemas for a in s.attributes}
-    if spec == "on":  # decision D-CUTOFF (docs/thesis.md)
-        return default_cutoff(trace.schemas)
-    if spec == "off":
-        return ()
-    try:
-        frac = float(spec)
-    except ValueError:
-        frac = None
-    if frac is not None:
-        if not 0 < frac <= 1:
-            raise InputError("--cutoff", "cutoff", f"fraction must be in (0, 1], got {spec}")
-        return tuple((q, frac * float(a.max - a.min)) for q, a in sorted(quals.items()))
-    for part in spec.split(","):
-        name, _, value = part.partition("=")
-        q = name if "/" in name else next((k for k in quals if k.endswith("/" + name)), name)
-        if q not in quals:
-            raise InputError("--cutoff", f"cutoff.{name}", f"unknown attribute {name!r}")
-        try:
-            c = float(value)
-        except ValueError:
-            raise InputError("--cutoff", f"cutoff.{name}", f"not a number: {value!r}") from None
-        if not c > 0:
-            raise InputError("--cutoff", f"cutoff.{name}", f"c must be > 0, got {value}")
-        out.append((q, c))
-    return tuple(out)
-
-
 def build_trace(args: argparse.Namespace) -> Trace:
+    """The trace to run (a file, a conformance generator's or the thesis workload), with the
+    thesis system's flags applied to its section (reference/thesis/overrides.py)."""
     if args.trace:
         from pubsub_spec.conformance.traceio import read_trace
 
@@ -176,35 +145,26 @@ def build_trace(args: argparse.Namespace) -> Trace:
         trace = thesis_trace(
             args.nodes, args.subs_per_node, args.events, args.seed, matching=args.matching
         )
-    if args.system != "thesis":
-        return replace(trace, seed=args.seed if not args.trace else trace.seed)
-    base = config_of(trace)
-    if args.preset == "thesis":
-        base = thesis_preset(trace.schemas, base)
-    if args.probe is not None:
-        base = replace(base, probe=args.probe)
-    if args.delivery is not None:
-        base = replace(base, delivery=args.delivery)
-    if args.proximity is not None:
-        base = replace(base, proximity_routing=args.proximity == "on")
-    if args.proximity_candidates is not None:
-        base = replace(base, proximity_candidates=args.proximity_candidates)
-    widening = (
-        tuple((f"{s.name}/{a.name}", args.widening) for s in trace.schemas for a in s.attributes)
-        if args.widening
-        else base.widening
-    )
-    config = replace(
-        base,
+    if args.system == "thesis":
+        trace = configured(trace, overrides(args), where="--cutoff")
+    return replace(trace, seed=args.seed if not args.trace else trace.seed)
+
+
+def overrides(args: argparse.Namespace) -> Overrides:
+    """The thesis system's flags (reference/thesis/overrides.py says what they do)."""
+    return Overrides(
+        preset=args.preset,
+        probe=args.probe,
+        delivery=args.delivery,
+        proximity_routing=None if args.proximity is None else args.proximity == "on",
+        proximity_candidates=args.proximity_candidates,
+        widening=args.widening,
+        cutoff=args.cutoff,
         max_depth=args.max_depth,
         replication=args.replication,
         leaf_update_loss=args.leaf_update_loss,
         leaf_update_delay_ms=args.leaf_update_delay_ms,
-        widening=widening,
-        cutoff=parse_cutoff(args.cutoff, trace) if args.cutoff else base.cutoff,
     )
-    trace = with_config(trace, config)
-    return replace(trace, seed=args.seed if not args.trace else trace.seed)
 
 
 ENGINES = ("fast", "reference")
@@ -273,14 +233,14 @@ def report(trace: Trace, info: SystemInfo, result: RunResult[Any]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     # a run allocates millions of small objects, few of them in cycles: rarer collections
-    gc.set_threshold(100_000, 50, 100)  # save about a tenth of the time (issue 14)
+    gc.set_threshold(100_000, 50, 100)  # save about a tenth of the time
     try:
         trace = build_trace(args)
         info, variant = chosen(args)
         stream = DeliveryStream()
 
         def make(t: Trace) -> System[Any]:
-            # deliveries are streamed into ids per event, not kept as a list (issue 14)
+            # deliveries are streamed into ids per event, not kept as a list
             system = variant.make(t)
             system.deliveries = StreamedDeliveries(stream)
             return system
