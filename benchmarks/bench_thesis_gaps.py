@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.thesis.config import (
     ThesisConfig,
@@ -30,8 +29,10 @@ from pubsub_spec.reference.thesis.config import (
     with_config,
 )
 from pubsub_spec.reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
-from pubsub_spec.reference.thesis.messages import ProbePub
+from pubsub_spec.reference.thesis.messages import Message, ProbePub
 from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.substrate import ReferenceSubstrate
+from pubsub_spec.reference.thesis.substrate_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
 from pubsub_spec.reference.thesis.workload import THESIS_PROFILES, thesis_trace
 
@@ -41,32 +42,41 @@ from pubsub_spec.reference.thesis.workload import THESIS_PROFILES, thesis_trace
 PNS_RDP = 1.4
 
 
+class _ProximityAccount(ReferenceSubstrate):
+    def account(self, path: Sequence[int], msg: Message) -> float:
+        total = super().account(path, msg)
+        if len(path) <= 2:
+            return total
+        s = self.system
+        a, b = s.peers[path[0]].name, s.peers[path[-1]].name
+        return min(total, PNS_RDP * s.latency.one_way(a, b))
+
+
 class ProximityRoutes(TwoDTreeSystem):
     """The reference with a stand-in for proximity neighbour selection: a multi-hop route
     takes PNS_RDP x the direct latency of its ends instead of the sum of random-peer hops.
     Messages, hops and bytes are counted exactly as in the reference."""
 
-    def _account(self, path: Sequence[int], msg: object) -> float:
-        total = super()._account(path, msg)  # type: ignore[arg-type]
-        if len(path) <= 2:
-            return total
-        a, b = self.peers[path[0]].name, self.peers[path[-1]].name
-        return min(total, PNS_RDP * self.latency.one_way(a, b))
+    substrate_class = _ProximityAccount
+
+
+class _HopAccount(ReferenceSubstrate):
+    hop_ms = 0.0
+    hop_count = 0
+
+    def account(self, path: Sequence[int], msg: Message) -> float:
+        total = super().account(path, msg)
+        if len(path) > 2:
+            self.hop_ms += total
+            self.hop_count += len(path) - 1
+        return total
 
 
 class HopMeter(TwoDTreeSystem):
     """The reference, unchanged, that also sums the one-way latency and count of every hop of
     every multi-hop send (to compare per-hop latency with and without PNS)."""
 
-    hop_ms = 0.0
-    hop_count = 0
-
-    def _account(self, path: Sequence[int], msg: object) -> float:
-        total = super()._account(path, msg)  # type: ignore[arg-type]
-        if len(path) > 2:
-            self.hop_ms += total
-            self.hop_count += len(path) - 1
-        return total
+    substrate_class = _HopAccount
 
 
 class ProbeMeter(TwoDTreeSystem):
@@ -142,7 +152,9 @@ def _run(
         "probe_sub_routes_per_sub": m.sends["ProbeSub"] / max(1, len(r.system.subs)),
         "pastry_hops_per_route": m.hops_per_send("ProbeSub"),
         "ms_per_hop": (
-            r.system.hop_ms / max(1, r.system.hop_count) if isinstance(r.system, HopMeter) else 0.0
+            r.system.net.hop_ms / max(1, r.system.net.hop_count)
+            if isinstance(r.system.net, _HopAccount)
+            else 0.0
         ),
     }
 

@@ -33,7 +33,7 @@ class Implementation:
     unavailable: str | None = None  # reason to skip, if it cannot run here
     # what it supports (reference/sim/system.py FEATURES); a trace that needs more is skipped
     features: frozenset[str] = ALL_FEATURES
-    # the fingerprint of `run`'s deliveries computed without them (conform --ops, issue 15);
+    # the fingerprint of `run`'s deliveries computed without them (conform --ops);
     # must equal fingerprint(run(trace)) on every trace (tests/test_fingerprint.py)
     fingerprint: Callable[[Trace], Fingerprint] | None = None
 
@@ -46,7 +46,7 @@ def _simulated(make: SystemFactory) -> Runner:
 
 
 def _fast_sim(trace: Trace) -> list[Delivery]:
-    from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
+    from pubsub_spec.reference.thesis.substrate_fast import FastTwoDTreeSystem
 
     return run_trace(trace, FastTwoDTreeSystem.for_trace, check=False).deliveries
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from pubsub_spec.argtypes import int_range
-from pubsub_spec.conformance.variants.thesis_fast import FastStreamingSystem
 from pubsub_spec.figures_lbdd import write_lbdd_figures
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.reference.lbdd.figures import LBDD_FIGURE_IDS
@@ -33,6 +32,7 @@ from pubsub_spec.reference.thesis.figures import (
     as_rows,
     build_figures,
 )
+from pubsub_spec.reference.thesis.substrate_fast import FastStreamingSystem
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 
 from pubsub_spec.argtypes import float_range, int_range, seed_int
-from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.model import MATCH_MODES
@@ -39,6 +38,7 @@ from pubsub_spec.reference.thesis.config import (
 )
 from pubsub_spec.reference.thesis.info import BUILTIN_OF
 from pubsub_spec.reference.thesis.overrides import Overrides, configured
+from pubsub_spec.reference.thesis.substrate_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 

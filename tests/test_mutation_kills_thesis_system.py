@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/thesis/system.py found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins a rule of the thesis (seed 000) or a decision of docs/thesis.md:
+"""Tests that kill mutants of reference/thesis/system.py found by scripts/mutation.py
+(docs/mutation.md). Each pins a rule of the thesis or a decision of docs/thesis.md:
 what a send costs, what a LeafUpdate fault is, where tree nodes live after churn, and who a
 leaf delivers to."""
 
@@ -17,6 +17,7 @@ from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig, thesis_pr
 from pubsub_spec.reference.thesis.lnrt import LeafNodeRoutingTable
 from pubsub_spec.reference.thesis.messages import TYPE_OF, Message, size_of
 from pubsub_spec.reference.thesis.run import run_and_compare
+from pubsub_spec.reference.thesis.substrate import ReferenceSubstrate
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 S = Schema("s", (Attribute("a", "float", 0.0, 100.0), Attribute("b", "int", 0, 10)))
@@ -58,7 +59,9 @@ def test_a_send_is_counted_once_and_each_of_its_hops_at_its_sender() -> None:
     handled: Counter[str] = Counter()
     hops: Counter[str] = Counter()
     size: Counter[str] = Counter()
-    handle, account = system._handle, system._account
+    net = system.net
+    assert isinstance(net, ReferenceSubstrate)
+    handle, account = system._handle, net.account
 
     def counting_handle(peer: object, msg: Message) -> None:
         handled[TYPE_OF[type(msg)]] += 1
@@ -72,7 +75,7 @@ def test_a_send_is_counted_once_and_each_of_its_hops_at_its_sender() -> None:
         return account(path, msg)
 
     system._handle = counting_handle  # type: ignore[method-assign]
-    system._account = checking_account  # type: ignore[method-assign]
+    net.account = checking_account  # type: ignore[method-assign]
     for i in range(50):
         system.subscribe(sub(i, f"n{i % 30}"), i)
         system.run_to_quiescence()
@@ -94,7 +97,7 @@ def leaf_update_delays(d: float) -> list[float]:
         (S,), "strict", dataclasses.replace(SMALL, leaf_update_delay_ms=d), 3, names(12)
     )
     delays: list[float] = []
-    fault = system._leaf_update_fault
+    fault = system.net.leaf_update_fault
 
     def recording(msg: Message) -> tuple[bool, float]:
         lost, delay = fault(msg)
@@ -102,7 +105,7 @@ def leaf_update_delays(d: float) -> list[float]:
             delays.append(delay)
         return lost, delay
 
-    system._leaf_update_fault = recording  # type: ignore[method-assign]
+    system.net.leaf_update_fault = recording  # type: ignore[method-assign]
     for i in range(60):
         system.subscribe(sub(i, f"n{i % 12}"), i)
         system.run_to_quiescence()

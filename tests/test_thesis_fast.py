@@ -1,9 +1,10 @@
-"""The fast engine (conformance/variants/thesis_fast.py) is the reference run bit for bit: the
+"""The fast engine (the thesis system's handlers on reference/thesis/substrate_fast.py) is the
+reference run bit for bit (decision V-FAST, docs/thesis.md "Speed"): the
 same event-log hash, the same deliveries in the same order, the same metrics (every counter,
 every latency in order, the 2d-tree's figures) and the same simulated time, on generated
 workloads with churn and every probe routing and delivery mode, on the conformance generators,
 with cut-off, widening, lost LeafUpdates, proximity routing and a change of interest. Mutants
-of the fast engine (a stale cache, a skipped check) are caught by the same comparison."""
+of the fast substrate (a stale cache, a wrong leaf form) are caught by the same comparison."""
 
 from __future__ import annotations
 
@@ -16,14 +17,14 @@ from hypothesis import strategies as st
 
 from pubsub_spec.cli import main
 from pubsub_spec.conformance.generators import GENERATORS
-from pubsub_spec.conformance.variants import thesis_fast
-from pubsub_spec.conformance.variants.thesis_fast import FastTwoDTreeSystem
 from pubsub_spec.properties.thesis.strategies import workloads
 from pubsub_spec.reference.common.model import Event, Predicate, Subscription
 from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace, Unsubscribe
 from pubsub_spec.reference.common.oracle import expected_deliveries
 from pubsub_spec.reference.sim.run import Driver, RunResult, run_trace
 from pubsub_spec.reference.thesis.config import config_of, thesis_preset, with_config
+from pubsub_spec.reference.thesis.substrate import Group
+from pubsub_spec.reference.thesis.substrate_fast import FastSubstrate, FastTwoDTreeSystem
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 from pubsub_spec.reference.thesis.tree import TreeNode
 from pubsub_spec.reference.thesis.workload import thesis_trace
@@ -122,38 +123,53 @@ def _event(trace: Trace, eid: str, publisher: str) -> Event:
     return Event(eid, publisher, schema.name, tuple((a.name, a.min) for a in schema.attributes))
 
 
-# -- mutants: each a plausible slip in a fast path, each caught by the comparison ----------
+# -- mutants: each a plausible slip in the fast substrate, each caught by the comparison -----
+class _KeepsLeaves(FastSubstrate):
+    """A leaf's points are read once and never again (`points_changed` ignored)."""
+
+    def points_changed(self, node: TreeNode) -> None:
+        pass
+
+
 class _StaleLeaves(FastTwoDTreeSystem):
-    """Mutant: a leaf's points are read once and never again (changes unseen)."""
-
-    def _leaf(self, node: TreeNode) -> list[thesis_fast.Group]:
-        hit = self._leaves.get(id(node))
-        return hit[2] if hit is not None and hit[0] is node else super()._leaf(node)
+    substrate_class = _KeepsLeaves
 
 
-class _StaleRoutes(FastTwoDTreeSystem):
-    """Mutant: the routes (hops and latency of a send) are kept when a peer joins or becomes
-    ready; homes are still looked up afresh, so messages still arrive where they should."""
+class _KeepsRoutes(FastSubstrate):
+    """The routes (hops and latency of a send) are kept when a peer joins or becomes ready;
+    homes are still looked up afresh, so messages still arrive where they should."""
 
-    def _membership_changed(self) -> None:
+    def membership_changed(self) -> None:
         self._homes.clear()
         self._first_hops.clear()
 
 
-class _TrustsTheLeaf(FastTwoDTreeSystem):
-    """Mutant: the subscriber accepts whatever the leaf matched (no false-positive filter
-    against the original subscription, §3.3)."""
+class _StaleRoutes(FastTwoDTreeSystem):
+    substrate_class = _KeepsRoutes
 
-    def _leaf(self, node: TreeNode) -> list[thesis_fast.Group]:
-        groups = super()._leaf(node)
+
+class _OriginalLeaves(FastSubstrate):
+    """The leaf tests the subscriber's original subscription instead of the stored (widened,
+    §3.3) one: no false positive reaches the subscriber's filter."""
+
+    def leaf(self, node: TreeNode) -> list[Group]:
+        subs = self.system.subs
         return [
-            (schema, base, tuple((*e[:8], self.subs[e[6]].original) for e in entries))
-            for schema, base, entries in groups
+            (schema, base, [(*e[:7], _preds(subs[e[6]].original)) for e in entries])
+            for schema, base, entries in super().leaf(node)
         ]
 
 
+def _preds(sub: Subscription) -> tuple[tuple[str, float, float], ...]:
+    return tuple((p.attribute, p.lo, p.hi) for p in sub.predicates)
+
+
+class _TestsTheOriginal(FastTwoDTreeSystem):
+    substrate_class = _OriginalLeaves
+
+
 class _DeadSubscribers(FastTwoDTreeSystem):
-    """Mutant: leaf matching never checks that the subscriber is still alive."""
+    """Leaf matching never checks that the subscriber is still alive."""
 
     def _remove_peers(self, names: list[str], graceful: bool) -> None:
         super()._remove_peers(names, graceful)
@@ -188,10 +204,10 @@ def _churned() -> Trace:
     [
         (_StaleLeaves, lambda: _interleaved(2)),
         (_StaleRoutes, _churned),
-        (_TrustsTheLeaf, lambda: _widened(thesis_trace(40, 4, 120, seed=3))),
+        (_TestsTheOriginal, lambda: _widened(thesis_trace(40, 4, 120, seed=3))),
         (_DeadSubscribers, _churned),
     ],
-    ids=["stale-leaves", "stale-routes", "trusts-the-leaf", "dead-subscribers"],
+    ids=["stale-leaves", "stale-routes", "tests-the-original", "dead-subscribers"],
 )
 def test_a_wrong_fast_engine_is_caught(mutant: type[FastTwoDTreeSystem], trace: Any) -> None:
     t = trace()
@@ -215,3 +231,31 @@ def test_the_fast_engine_is_the_thesis_systems_only(capsys: pytest.CaptureFixtur
     argv = ["simulate", "--system", "kyra", "--engine", "fast", "--events", "5", "--nodes", "5"]
     assert main(argv) == 2
     assert "--engine" in capsys.readouterr().err
+
+
+def test_trace_validation_of_the_fast_engine() -> None:
+    """The cut-off remapping of a run on the fast substrate validates against CutoffRemap.tla
+    (properties/thesis/trace_export.py), the same run as the reference's; the mutant h = c on
+    the fast substrate is rejected by validation."""
+    from pubsub_spec.properties.thesis.trace_export import (
+        FastHEqualsCutoff,
+        FastTraceValidatedSystem,
+        TraceValidatedSystem,
+        cutoff_race_trace,
+        validate_cutoff,
+    )
+    from pubsub_spec.properties.tla import tla_binary
+
+    try:
+        tla_binary()
+    except FileNotFoundError:  # pragma: no cover - CI installs it (scripts/setup.sh)
+        pytest.skip("tla-checker not installed")
+    t = cutoff_race_trace(0)
+    ref, fast = _run(t, TraceValidatedSystem), _run(t, FastTraceValidatedSystem)
+    assert isinstance(fast.system.net, FastSubstrate)
+    assert fast.event_log_hash == ref.event_log_hash
+    assert fast.system.tv_leaves == ref.system.tv_leaves
+    r = validate_cutoff(t, FastTraceValidatedSystem)
+    assert r.records > 100 and not r.failures, r.failures
+    bad = validate_cutoff(t, FastHEqualsCutoff)
+    assert bad.failures and bad.failures[0][1].violated == "TVInitOK"

@@ -1,11 +1,11 @@
 """Trace validation of the thesis system's cut-off remapping against
-spec/thesis/CutoffRemap.tla (issue 17).
+spec/thesis/CutoffRemap.tla.
 
 `TraceValidatedSystem` observes a run without changing it (no random draw, no message, no
 state of its own that the system reads): at each leaf match (§3.4.1) it notes which stored
 points of which subscription were examined for the event and how many times each subscription
 was put into the delivery (its id appears once per delivering point, §3.4.3). reference/thesis
-is not edited: the hook is a subclass.
+is not edited: the hook is a subclass, on either substrate (reference/thesis/substrate.py).
 
 Abstraction map (docs/tla.md, "Trace validation"): one record per (subscription, event) with
 the subscription active for the event (subscribed before, not unsubscribed between), its base
@@ -40,8 +40,8 @@ from fractions import Fraction
 from pubsub_spec.properties.tracecheck import TlaValue, Validation, tla_literal, validate
 from pubsub_spec.reference.common.model import Event, Number, qualified
 from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
-from pubsub_spec.reference.thesis.messages import EventDelivery
 from pubsub_spec.reference.thesis.run import run_trace
+from pubsub_spec.reference.thesis.substrate_fast import FastSubstrate
 from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
 from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode
 
@@ -71,23 +71,14 @@ class TraceValidatedSystem(TwoDTreeSystem):
         for sid, idx in seen.items():
             self.tv_leaves[(event.id, sid)].append((frozenset(idx), counts[sid]))
 
-    def _relay_delivery(self, peer: Peer, msg: EventDelivery) -> None:
-        capture, self._tv_capture = self._tv_capture, None
-        if capture is not None:
-            capture.append(msg.targets)
-        try:
-            super()._relay_delivery(peer, msg)
-        finally:
-            self._tv_capture = capture
-
-    def send_direct(self, src: Peer, dst_pid: int, msg: object, key: int | None = None) -> None:
-        if self._tv_capture is not None and isinstance(msg, EventDelivery):
-            self._tv_capture.append(msg.targets)
-        super().send_direct(src, dst_pid, msg, key)  # type: ignore[arg-type]
+    def _deliver(self, peer: Peer, event: Event, by_subscriber: dict[str, list[str]]) -> None:
+        if self._tv_capture is not None:  # the leaf's one delivery step (§3.4.3)
+            self._tv_capture.append(tuple((s, tuple(ids)) for s, ids in by_subscriber.items()))
+        super()._deliver(peer, event, by_subscriber)
 
 
 class HEqualsCutoff(TraceValidatedSystem):
-    """MUTANT (issue 17, a state-only slip): the remap step h equal to the cut-off c, i.e.
+    """MUTANT (a state-only slip): the remap step h equal to the cut-off c, i.e.
     thesis §3.5's "h < c" read as h <= c. The segments lie on the cut-off line, still inside
     every target area that holds their values, so every delivery is right and the oracle sees
     nothing; the spec's Init (h in 1..c-1) rejects the stored points."""
@@ -97,6 +88,18 @@ class HEqualsCutoff(TraceValidatedSystem):
 
         cfg = replace(self.config, cutoff_h=self.config.cutoff)
         return stored_points(sub, seq, self.seed, cfg, self.attrs, self.squares)  # type: ignore[arg-type]
+
+
+class FastTraceValidatedSystem(TraceValidatedSystem):
+    """`TraceValidatedSystem` on the fast substrate (the engine `simulate` runs)."""
+
+    substrate_class = FastSubstrate
+
+
+class FastHEqualsCutoff(HEqualsCutoff):
+    """`HEqualsCutoff` on the fast substrate."""
+
+    substrate_class = FastSubstrate
 
 
 @dataclass(frozen=True)

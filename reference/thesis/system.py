@@ -9,14 +9,13 @@ and survive leaves and failures (§3.6). All of it runs on one deterministic eve
 
 from __future__ import annotations
 
-import functools
-import itertools
 import random
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
-from pubsub_spec.reference.common.matching import event_values, matches_values
+from pubsub_spec.reference.common.matching import matches_values
 from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
@@ -42,22 +41,17 @@ from pubsub_spec.reference.thesis.messages import (
     ProbePubMulticast,
     ProbeSub,
     TransferSub,
-    size_of,
 )
 from pubsub_spec.reference.thesis.metrics import TreeMetrics
 from pubsub_spec.reference.thesis.points import stored_points
 from pubsub_spec.reference.thesis.probes import jump_back, random_leaf_level, rnd_region_probe
 from pubsub_spec.reference.thesis.space import Square, TargetArea, target_area
-from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode, identifier
-
-
-@dataclass
-class Peer:
-    name: str
-    pid: int
-    capacity: int
-    ready: bool
-    nodes: dict[tuple[str, str], TreeNode] = field(default_factory=dict)
+from pubsub_spec.reference.thesis.substrate import Arrival as Arrival
+from pubsub_spec.reference.thesis.substrate import Item as Item
+from pubsub_spec.reference.thesis.substrate import Peer as Peer
+from pubsub_spec.reference.thesis.substrate import ReferenceSubstrate, Substrate, node_key
+from pubsub_spec.reference.thesis.substrate import Timer as Timer
+from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode
 
 
 @dataclass
@@ -72,26 +66,12 @@ class SubState:
     active: bool = True
 
 
-@dataclass(frozen=True)
-class Arrival:
-    """A message arriving: at the key's home (resolved on arrival) or at a given peer."""
-
-    msg: Message
-    key: int | None
-    pid: int | None
-
-
-@dataclass(frozen=True)
-class Timer:
-    action: str
-    name: str
-
-
-Item = Arrival | Timer
-
-
 class TwoDTreeSystem(System[Item]):
-    """The thesis system behind the common System interface (reference/sim/system.py)."""
+    """The thesis system behind the common System interface (reference/sim/system.py): the
+    protocol handlers, each rule once, over a substrate (reference/thesis/substrate.py) that
+    routes, sends, counts and stores; a subclass may name a faster one (`substrate_class`)."""
+
+    substrate_class: ClassVar[type[Substrate]] = ReferenceSubstrate
 
     def __init__(
         self,
@@ -102,6 +82,9 @@ class TwoDTreeSystem(System[Item]):
         initial_nodes: Sequence[str],
     ) -> None:
         super().__init__(seed)
+        self.net = self.substrate_class(self)
+        self.engine = self.net.new_engine()
+        self._departed = False  # whether any peer has left or failed (leaf matching)
         self.config = config
         self.matching = matching
         self.metrics: TreeMetrics = TreeMetrics()
@@ -152,17 +135,18 @@ class TwoDTreeSystem(System[Item]):
         self.ring.add(pid)
         if ready:
             self.ready_ring.add(pid)
+        self.net.membership_changed()
         return peer
 
     @staticmethod
     def _key(qattr: str, bits: str) -> int:
         """id = hash(identifier) (thesis §3.2.1)."""
-        return _node_key(qattr, bits)
+        return node_key(qattr, bits)
 
     def _home(self, key: int) -> Peer:
         """The ready peer numerically closest to the key: a peer that has joined but is not
         ready yet leaves its objects to its neighbours (thesis §3.6)."""
-        return self.peers[self.ready_ring.closest(key)]
+        return self.net.home(key)
 
     def _host(self, peer: Peer, node: TreeNode) -> None:
         peer.nodes[(node.qattr, node.bits)] = node
@@ -174,51 +158,33 @@ class TwoDTreeSystem(System[Item]):
     def tree_nodes(self) -> list[TreeNode]:
         return [n for p in self.peers.values() for n in p.nodes.values()]
 
-    # -- sending ---------------------------------------------------------------------------
-    def _account(self, path: Sequence[int], msg: Message) -> float:
-        """Count one send along `path` (sender first); return its latency."""
-        kind = TYPE_OF[type(msg)]
-        size = size_of(msg)
-        self.metrics.sends[kind] += 1
-        names = [self.peers[p].name for p in path]
-        self.metrics.hops(names[:-1], kind, size)  # bytes counted at each hop's sender
-        one_way = self.latency.one_way
-        total = 0.0
-        for a, b in itertools.pairwise(names):
-            total += one_way(a, b)
-        return total
-
-    def _leaf_update_fault(self, msg: Message) -> tuple[bool, float]:
-        """LeafNodeUpdateMessages may be lost or delayed (thesis §3.2.2: sent by UDP)."""
-        if not isinstance(msg, LeafUpdate):
-            return False, 0.0
-        lost = self.config.leaf_update_loss > 0 and self.rng.random() < self.config.leaf_update_loss
-        delay = 0.0
-        if self.config.leaf_update_delay_ms > 0:
-            delay = self.rng.uniform(0.0, self.config.leaf_update_delay_ms)
-        return lost, delay
-
+    # -- sending (the substrate's transport) ------------------------------------------------
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
         """Route hop by hop toward the key (Pastry, §2.1.2); delivered to its home on arrival."""
-        path = [src.pid, *self.ring.route(src.pid, key)]
-        home = self.ready_ring.closest(key)
-        if path[-1] != home:
-            path.append(home)  # a not-ready peer hands application messages on (§3.6)
-        latency = self._account(path, msg)
-        lost, delay = self._leaf_update_fault(msg)
-        if lost:
-            self.metrics.leaf_updates_lost += 1
-            return
-        self.engine.schedule(self.engine.now + latency + delay, Arrival(msg, key, None))
+        self.net.send_key(src, key, msg)
 
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
         """One hop to a known peer (its IP address is known, §3.4.3); with `key` the message is
         still handed to the key's home on arrival (the object may have moved meanwhile)."""
-        latency = self._account([src.pid] if dst_pid == src.pid else [src.pid, dst_pid], msg)
-        self.engine.schedule(self.engine.now + latency, Arrival(msg, key, None if key else dst_pid))
+        self.net.send_direct(src, dst_pid, msg, key)
 
     # -- event loop ------------------------------------------------------------------------
+    def run_until_time(self, t: float) -> None:
+        self.net.run(self._dispatch, t)
+        self.engine.advance_to(t)
+
+    def run_to_quiescence(self) -> None:
+        self.net.run(self._dispatch, None)
+
     def _dispatch(self, item: Item) -> str:
+        if isinstance(item, tuple):
+            # a unicast EventDelivery in compact form (substrate.Deliver), as an Arrival of it
+            event, s, ids, published, pid = item
+            peer = self.peers.get(pid)
+            if peer is None:
+                return "drop EventDelivery to dead peer"
+            self._accept(peer, event, ids, published)
+            return f"EventDelivery {peer.name} {event.id}->{s}"
         if isinstance(item, Timer):
             self._on_ready(item.name)
             return f"timer {item.action} {item.name}"
@@ -347,7 +313,8 @@ class TwoDTreeSystem(System[Item]):
             self.send_key(peer, self._key(q, rec), ProbeSub(point, rec, msg.remove, msg.found))
             return
         if msg.remove:
-            node.points.pop(point.key, None)
+            node.points.pop(point.key, None)  # §3.3.1
+            self.net.points_changed(node)
             self.subs[point.sub.id].pending -= 1
             return
         sub_peer = self.pid_of[point.sub.subscriber]
@@ -369,7 +336,8 @@ class TwoDTreeSystem(System[Item]):
             rec = node.lnrt.record_containing(point.path)
             self.send_key(peer, self._key(q, rec), InsertSub(point, rec))
             return
-        node.points[point.key] = point
+        node.points[point.key] = point  # Program 3.2, line 50
+        self.net.points_changed(node)
         state = self.subs[point.sub.id]
         state.pending -= 1
         if state.pending == 0:
@@ -389,6 +357,7 @@ class TwoDTreeSystem(System[Item]):
     def _split(self, peer: Peer, node: TreeNode) -> None:
         halves = node.split_points()  # Program 3.1, lines 42-44
         node.points = {}
+        self.net.points_changed(node)
         node.lnrt = LeafNodeRoutingTable.after_split(node.bits)  # line 52
         node.splitting = 2
         self.metrics.splits += 1
@@ -403,6 +372,7 @@ class TwoDTreeSystem(System[Item]):
             return
         child = TreeNode(msg.qattr, msg.target, {p.key: p for p in msg.points}, seen=set(msg.seen))
         assert self._node(peer, msg.qattr, msg.target) is None, msg.target
+        self.net.points_changed(child)
         self._host(peer, child)
         parent = msg.target[:-1]
         confirm = TransferSub(msg.qattr, parent, created=True)
@@ -475,8 +445,7 @@ class TwoDTreeSystem(System[Item]):
             self._on_probe_pub_multicast(peer, ProbePubMulticast(event, tuple(dests)))
 
     def _first_hop(self, peer: Peer, key: int) -> int:
-        nxt = self.ring.next_hop(peer.pid, key)
-        return self.ready_ring.closest(key) if nxt == peer.pid else nxt
+        return self.net.first_hop(peer, key)
 
     def _on_probe_pub_multicast(self, peer: Peer, msg: ProbePubMulticast) -> None:
         """Deliver the ids this peer is home for; regroup the rest by next hop, i.e. by the
@@ -527,33 +496,49 @@ class TwoDTreeSystem(System[Item]):
         decision D-SEG), or by its first segment when the event lacks the base attribute
         (lenient matching, decision D-LENIENT)."""
         eseq = self.event_seq[event.id]
-        by_subscriber: dict[str, list[str]] = defaultdict(list)
-        values = event_values(event)
-        strict = self.matching == "strict"
-        pid_of, peers, schema = self.pid_of, self.peers, event.schema
-        for point in node.points.values():
-            sub = point.sub
-            if point.seq >= eseq or sub.schema != schema:
-                continue  # installed after the publish: not active for it
-            if pid_of[sub.subscriber] not in peers:
-                continue  # the subscriber has left or failed: nothing to deliver to
-            v = values.get(point.base)
-            in_segment = point.segment.contains(v) if v is not None else point.segment.index == 0
-            if in_segment and matches_values(sub, schema, values, strict):
-                by_subscriber[sub.subscriber].append(sub.id)
-        return by_subscriber
+        values = self.net.values(event)
+        strict, schema = self.matching == "strict", event.schema
+        pid_of, peers, departed = self.pid_of, self.peers, self._departed
+        out: dict[str, list[str]] = {}
+        for sschema, base, entries in self.net.leaf(node):
+            if sschema != schema:
+                continue
+            v = values.get(base)
+            if v is None and strict:
+                continue  # every point here has a predicate on its base attribute (§3.3)
+            for seq, subscriber, lo, hi, closed, first, sid, preds in entries:
+                if seq >= eseq:
+                    continue  # installed after the publish: not active for it
+                if v is None:
+                    if not first:
+                        continue  # lenient: only the first segment (D-LENIENT)
+                elif not (lo <= v and (v <= hi if closed else v < hi)):
+                    continue  # the segment holds the value: `Segment.contains` (§3.5, D-SEG)
+                if departed and pid_of[subscriber] not in peers:
+                    continue  # the subscriber has left or failed: nothing to deliver to
+                for attr, plo, phi in preds:  # the stored subscription: `matches_values`
+                    x = values.get(attr)
+                    if x is None:
+                        if strict:
+                            break
+                    elif not plo <= x <= phi:
+                        break
+                else:
+                    got = out.get(subscriber)
+                    if got is None:
+                        out[subscriber] = [sid]
+                    else:
+                        got.append(sid)
+        return out
 
     def _deliver(self, peer: Peer, event: Event, by_subscriber: dict[str, list[str]]) -> None:
         """Send the event to the subscribers matched at this leaf (§3.4.3)."""
         targets = tuple((s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items()))
         published = self._published_at[event.id]
-        msg = EventDelivery(event, targets, published, peer.name)
         if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
-            for s, ids in targets:
-                one = EventDelivery(event, ((s, ids),), published, peer.name)
-                self.send_direct(peer, self.pid_of[s], one)
+            self.net.send_deliveries(peer, event, targets, published)
         else:
-            self._relay_delivery(peer, msg)
+            self._relay_delivery(peer, EventDelivery(event, targets, published, peer.name))
 
     def _relay_delivery(self, peer: Peer, msg: EventDelivery) -> None:
         """Prefix-grouped multicast of the delivery (§3.4.3) or an LBDD tree (seed 003) rooted
@@ -595,12 +580,12 @@ class TwoDTreeSystem(System[Item]):
     def _accept(self, peer: Peer, event: Event, ids: tuple[str, ...], published_at: float) -> None:
         """The subscriber filters the false positives of range widening (§3.3) against its
         original subscription; what remains are deliveries."""
-        values = event_values(event)
+        values = self.net.values(event)
         strict = self.matching == "strict"
         for sid in ids:
             state = self.subs[sid]
             if matches_values(state.original, event.schema, values, strict):
-                self.record_delivery(Delivery(event.id, sid), self.engine.now - published_at)
+                self.net.record(event.id, sid, self.engine.now - published_at)
             else:
                 self.metrics.false_positives += 1
 
@@ -621,6 +606,7 @@ class TwoDTreeSystem(System[Item]):
         peer = self.peers[self.pid_of[name]]
         peer.ready = True
         self.ready_ring.add(peer.pid)
+        self.net.membership_changed()
         for pid in sorted(self.ready_ring.leaf_set(peer.pid)):
             other = self.peers[pid]
             for k, node in sorted(other.nodes.items()):
@@ -654,10 +640,13 @@ class TwoDTreeSystem(System[Item]):
             if pid in self.ready_ring:
                 self.ready_ring.remove(pid)
             del self.peers[pid]
+        self.net.membership_changed()
+        self._departed = True  # leaf matching now checks that each subscriber is alive
         for node, survived in plans:
             if not survived:
                 self.metrics.points_lost += len(node.points)
                 node.points = {}
+                self.net.points_changed(node)
             self._host(self._home(self._key(node.qattr, node.bits)), node)
         for node, _ in sorted(plans, key=lambda p: p[0].depth):
             if not graceful and node.lnrt is not None:
@@ -671,12 +660,6 @@ class TwoDTreeSystem(System[Item]):
 
     def _find_node(self, qattr: str, bits: str) -> TreeNode | None:
         return self._home(self._key(qattr, bits)).nodes.get((qattr, bits))
-
-
-@functools.cache
-def _node_key(qattr: str, bits: str) -> int:
-    """sha1_id(identifier(qattr, bits)), computed once per tree node (a pure function)."""
-    return sha1_id(identifier(qattr, bits))
 
 
 def _describe(msg: Message) -> str:

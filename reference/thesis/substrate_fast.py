@@ -1,0 +1,294 @@
+"""The fast substrate of the thesis system: the reference substrate (substrate.py) with every
+route, home, size and leaf computed once and kept until the handlers say it changed.
+
+Decision V-FAST (docs/thesis.md, "Speed"): a run on it is the reference's run bit for bit,
+the same event-log hash; tests/test_thesis_fast.py compares the two. The protocol handlers
+are the reference's own (reference/thesis/system.py); only these differ:
+
+- **The engine loop** runs inline (`FastEngine.drain`): each item as `Engine.step` does it, the
+  same log line, the same batched hashing.
+- **Sends** count the same hops and bytes at the same senders and sum the same latencies in
+  the same order, from per-peer (name, coordinates) looked up once (both are fixed by the
+  peer's name, reference/sim/latency.py) and per-event sizes computed once.
+- **Routes, homes and first hops** are kept until `membership_changed`: Pastry's routes are a
+  function of the membership of the ring, homes of the ready ring (D-DHT, thesis §3.6).
+- **A leaf's points** are kept in the flat form of `Group` until `points_changed(node)`, the
+  predicate on the base attribute left out where the segment test implies it (D-SEG).
+- **Unicast event deliveries** (thesis §3.4.3), the bulk of all messages, travel as compact
+  engine items (`substrate.Deliver`) instead of an `EventDelivery` in an `Arrival`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+
+from pubsub_spec.reference.common.model import Event, Number
+from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.sim.engine import Engine
+from pubsub_spec.reference.sim.latency import BASE_ONE_WAY_MS
+from pubsub_spec.reference.sim.stream import StreamedDeliveries
+from pubsub_spec.reference.thesis.figures import StreamingSystem
+from pubsub_spec.reference.thesis.messages import (
+    HEADER,
+    ID,
+    TYPE_OF,
+    Message,
+    ProbePub,
+    event_size,
+    size_of,
+)
+from pubsub_spec.reference.thesis.substrate import (
+    Arrival,
+    Entry,
+    Group,
+    Item,
+    Peer,
+    Substrate,
+    Targets,
+)
+from pubsub_spec.reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.tree import TreeNode
+
+
+class FastEngine(Engine[Item]):
+    """The reference engine with its step loop inline."""
+
+    def drain(self, handle: Callable[[Item], str], until: float | None) -> None:
+        """`Engine.step(handle)` while an item is due (at or before `until`; None: all)."""
+        queue, pending, pop = self._queue, self._pending, heapq.heappop
+        while queue and (until is None or queue[0][0] <= until):
+            at, seq, item = pop(queue)
+            self.now = at
+            self.processed += 1
+            pending.append(f"{at!r}|{seq}|{handle(item)}\n")
+            if len(pending) >= 4096:
+                self._flush()
+
+
+class FastSubstrate(Substrate):
+    """The reference substrate's results, each computed once (module doc)."""
+
+    def __init__(self, system: TwoDTreeSystem) -> None:
+        super().__init__(system)
+        self._routes: dict[tuple[int, int], tuple[tuple[str, ...], float]] = {}
+        self._homes: dict[int, Peer] = {}
+        self._first_hops: dict[tuple[int, int], int] = {}
+        self._where: dict[int, tuple[str, float, float]] = {}  # pid -> name, x, y
+        self._event_sizes: dict[str, tuple[Event, int]] = {}
+        self._event_values: dict[str, tuple[Event, dict[str, Number]]] = {}
+        self._leaves: dict[int, tuple[TreeNode, list[Group]]] = {}
+        self._plain_record = type(system).record_delivery is TwoDTreeSystem.record_delivery
+
+    # -- the engine ------------------------------------------------------------------------
+    def new_engine(self) -> Engine[Item]:
+        return FastEngine()
+
+    def run(self, dispatch: Callable[[Item], str], until: float | None) -> None:
+        engine = self.system.engine
+        if isinstance(engine, FastEngine):
+            engine.drain(dispatch, until)
+        else:  # an engine put in place by a subclass of the system
+            super().run(dispatch, until)
+
+    # -- routing ---------------------------------------------------------------------------
+    def membership_changed(self) -> None:
+        """Routes follow the membership of `ring`, homes that of `ready_ring` (D-DHT, §3.6)."""
+        self._routes.clear()
+        self._homes.clear()
+        self._first_hops.clear()
+
+    def home(self, key: int) -> Peer:
+        home = self._homes.get(key)
+        if home is None:
+            s = self.system
+            home = self._homes[key] = s.peers[s.ready_ring.closest(key)]
+        return home
+
+    def first_hop(self, peer: Peer, key: int) -> int:
+        hop = self._first_hops.get((peer.pid, key))
+        if hop is None:
+            s = self.system
+            nxt = s.ring.next_hop(peer.pid, key)
+            hop = s.ready_ring.closest(key) if nxt == peer.pid else nxt
+            self._first_hops[(peer.pid, key)] = hop
+        return hop
+
+    def _route(self, src: int, key: int) -> tuple[tuple[str, ...], float]:
+        """The senders' names and the latency of the reference's `send_key` path."""
+        s = self.system
+        path = [src, *s.ring.route(src, key)]
+        home = s.ready_ring.closest(key)
+        if path[-1] != home:
+            path.append(home)  # a not-ready peer hands application messages on (§3.6)
+        return tuple(s.peers[p].name for p in path[:-1]), self._latency(path)
+
+    # -- sending ---------------------------------------------------------------------------
+    def _place(self, pid: int) -> tuple[str, float, float]:
+        s = self.system
+        name = s.peers[pid].name
+        x, y = s.latency.coordinates(name)
+        where = self._where[pid] = (name, x, y)
+        return where
+
+    def _event_size(self, event: Event) -> int:
+        hit = self._event_sizes.get(event.id)
+        if hit is None or hit[0] is not event:
+            hit = self._event_sizes[event.id] = (event, event_size(event))
+        return hit[1]
+
+    def _size(self, msg: Message) -> int:
+        """`size_of(msg)` (D-MSG); a ProbePub's, the most frequent, with the event's size from
+        `_event_size` (keyed by id: `event_size`'s cache hashes the whole event)."""
+        if type(msg) is ProbePub:
+            return HEADER + self._event_size(msg.event) + len(msg.qattr) + len(msg.target)
+        return size_of(msg)
+
+    def _latency(self, path: Sequence[int]) -> float:
+        """The sum of `LatencyModel.one_way` along the path, in the same order."""
+        where, place, scale = self._where, self._place, self.system.latency.scale
+        total = 0.0
+        for a, b in pairwise(path):
+            if a == b:
+                continue  # `one_way` is 0.0 between a peer and itself
+            _, x1, y1 = where.get(a) or place(a)
+            _, x2, y2 = where.get(b) or place(b)
+            total += BASE_ONE_WAY_MS + scale * math.hypot(x1 - x2, y1 - y2)
+        return total
+
+    def _count(self, senders: Sequence[str], kind: str, size: int) -> None:
+        """One send of `kind`: a hop of `size` bytes at each sender (D-MSG)."""
+        m = self.system.metrics
+        m.sends[kind] += 1
+        if senders:
+            n = len(senders)
+            m.messages[kind] += n
+            m.bytes[kind] += size * n
+            peer_bytes, peer_messages = m.peer_bytes, m.peer_messages
+            for name in senders:
+                peer_bytes[(name, kind)] += size
+                peer_messages[(name, kind)] += 1
+
+    def send_key(self, src: Peer, key: int, msg: Message) -> None:
+        route = self._routes.get((src.pid, key))
+        if route is None:
+            route = self._routes[(src.pid, key)] = self._route(src.pid, key)
+        senders, latency = route
+        self._count(senders, TYPE_OF[type(msg)], self._size(msg))
+        lost, delay = self.leaf_update_fault(msg)
+        s = self.system
+        if lost:
+            s.metrics.leaf_updates_lost += 1
+            return
+        s.engine.schedule(s.engine.now + latency + delay, Arrival(msg, key, None))
+
+    def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
+        s = self.system
+        if dst_pid == src.pid:
+            senders: tuple[str, ...] = ()
+            latency = 0.0
+        else:
+            senders = ((self._where.get(src.pid) or self._place(src.pid))[0],)
+            latency = self._latency((src.pid, dst_pid))
+        self._count(senders, TYPE_OF[type(msg)], self._size(msg))
+        s.engine.schedule(s.engine.now + latency, Arrival(msg, key, None if key else dst_pid))
+
+    def send_deliveries(self, src: Peer, event: Event, targets: Targets, published: float) -> None:
+        """Per target, the reference's `send_direct(src, pid, EventDelivery(event, (target,),
+        published, src.name))`: one hop counted at `src`, its latency one `one_way`."""
+        s = self.system
+        pid_of, where, place = s.pid_of, self._where, self._place
+        base_size = HEADER + self._event_size(event) + ID
+        engine = s.engine
+        now, schedule, scale, hypot = engine.now, engine.schedule, s.latency.scale, math.hypot
+        me = src.pid
+        name, x1, y1 = where.get(me) or place(me)
+        hops = sent = 0
+        for sub, ids in targets:
+            dst = pid_of[sub]
+            if dst == me:
+                latency = 0.0
+            else:
+                hops += 1
+                sent += base_size + sum(map(len, ids))
+                _, x2, y2 = where.get(dst) or place(dst)
+                latency = BASE_ONE_WAY_MS + scale * hypot(x1 - x2, y1 - y2)
+            schedule(now + latency, (event, sub, ids, published, dst))
+        m, kind = s.metrics, "EventDelivery"
+        m.sends[kind] += len(targets)
+        if hops:
+            m.messages[kind] += hops
+            m.bytes[kind] += sent
+            m.peer_bytes[(name, kind)] += sent
+            m.peer_messages[(name, kind)] += hops
+
+    def record(self, event_id: str, sub_id: str, latency_ms: float) -> None:
+        s = self.system
+        if not self._plain_record:
+            s.record_delivery(Delivery(event_id, sub_id), latency_ms)
+            return
+        # `TwoDTreeSystem.record_delivery`, into simulate's stream if it is one
+        deliveries = s.deliveries
+        if type(deliveries) is StreamedDeliveries:
+            deliveries.stream.add(event_id, sub_id)
+        else:
+            deliveries.append(Delivery(event_id, sub_id))
+        s.metrics.delivery_latency_ms.append(latency_ms)
+
+    # -- leaf storage ----------------------------------------------------------------------
+    def points_changed(self, node: TreeNode) -> None:
+        self._leaves.pop(id(node), None)
+
+    def leaf(self, node: TreeNode) -> Sequence[Group]:
+        hit = self._leaves.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        by_base: dict[tuple[str, str], list[Entry]] = {}
+        for point in node.points.values():
+            seg, sub, base = point.segment, point.sub, point.base
+            entry = (
+                point.seq,
+                sub.subscriber,
+                seg.lo,
+                seg.hi,
+                seg.closed,
+                seg.index == 0,
+                sub.id,
+                # the base attribute's predicate holds whenever the segment holds the value:
+                # the segments of a point partition that predicate's range (§3.5, D-SEG)
+                tuple(
+                    (p.attribute, p.lo, p.hi)
+                    for p in sub.predicates
+                    if not (p.attribute == base and p.lo <= seg.lo and seg.hi <= p.hi)
+                ),
+            )
+            by_base.setdefault((sub.schema, base), []).append(entry)
+        groups: list[Group] = [
+            (schema, base, tuple(entries)) for (schema, base), entries in by_base.items()
+        ]
+        self._leaves[id(node)] = (node, groups)
+        return groups
+
+    def values(self, event: Event) -> dict[str, Number]:
+        hit = self._event_values.get(event.id)
+        if hit is None or hit[0] is not event:
+            values: dict[str, Number] = {}
+            for name, v in event.values:
+                values.setdefault(name, v)
+            hit = self._event_values[event.id] = (event, values)
+        return hit[1]
+
+
+class FastTwoDTreeSystem(TwoDTreeSystem):
+    """The thesis system on the fast substrate: `pubsub-spec simulate`'s default engine."""
+
+    substrate_class = FastSubstrate
+
+
+class FastStreamingSystem(StreamingSystem):
+    """The figures' run (reference/thesis/figures.py: deliveries counted, not kept) on the
+    fast substrate: `pubsub-spec figures` runs this unless given `--engine reference`."""
+
+    substrate_class = FastSubstrate
