@@ -1,4 +1,4 @@
-"""The fault kit's catch rate on the default `pubsub-spec conform` trace set (issue 18): every
+"""The fault kit's catch rate on the default `pubsub-spec conform` trace set: every
 realistic fault of conformance/examples/faultkit.py run against every trace of the set, with the
 verdict, whether it was caught for the right reason, how many traces fail, and the size of the
 smallest failing trace (delta debugging, conformance/shrink.py). Prints figures; asserts nothing.

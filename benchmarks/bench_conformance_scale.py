@@ -1,4 +1,4 @@
-"""`pubsub-spec conform --ops N` at growing N (issue 15): ops per minute and the peak memory of
+"""`pubsub-spec conform --ops N` at growing N: ops per minute and the peak memory of
 the driver (its Python process and its JVM), of the largest executor JVM (in local mode the
 driver's JVM, which runs the executors) and of the largest executor Python worker, per stage,
 on local[2] and on the loopback standalone cluster (conformance/cluster.py: master and worker

@@ -1,7 +1,8 @@
-"""Kyra, its two baselines and the thesis' 2d-tree system on the same workloads (issue 11,
-item 6; brief §3 "Reconstructed evaluation").
+"""Kyra, its two baselines and the thesis' 2d-tree system on the same workloads (docs/kyra.md,
+"Benchmark").
 
-The paper's evaluation (§IV-V) is lost; what survives are claims (brief §3):
+The paper's evaluation (§IV-V) is lost; what survives are claims (C1-C5, docs/kyra.md
+"Benchmark"):
 C1 Kyra's network efficiency is close to filter-based routing (Siena);
 C2 it "significantly reduces" storage, processing and traffic load;
 C3 it balances routing load;
@@ -210,7 +211,8 @@ def _flat(ratio: float) -> bool:
 
 
 def print_claims(runs: dict[tuple[str, str], dict[str, Row]]) -> None:
-    """C1-C5 (brief §3) as directions: the ratio measured and whether it goes the claim's way."""
+    """C1-C5 (docs/kyra.md, "Benchmark") as directions: the ratio measured and whether it goes
+    the claim's way."""
     print("\n## Claims C1-C5 as directions (not asserted)\n")
     print("| run | claim | measure | value | direction |")
     print("|---|---|---|---|---|")

@@ -1,4 +1,4 @@
-"""LBDD's measured properties next to the paper's (seed 003: Tab. 1 depth 5–9 for 100–500
+"""LBDD's measured properties next to the paper's (LBDD: Tab. 1 depth 5–9 for 100–500
 subscribers; Theorem 2: mean out-degree 2; the publisher sends a small, nearly constant number
 of copies (Fig. 4); LBDD distributes faster than point to point (§4.2: 3 020 s vs 7 810 s on
 the 12-PC test bed)). Random IPv4 addresses, many seeds, every draw from a seeded generator.

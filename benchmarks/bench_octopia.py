@@ -1,4 +1,4 @@
-"""OctopiA (seed 002) measured beside the paper's evaluation (§VIII; issue 12, item 6).
+"""OctopiA (Shafique, arXiv:1604.06853) measured beside the paper's evaluation (§VIII).
 
 Every figure the text states is printed beside ours; where they differ, docs/octopia.md
 ("Benchmark") says why. Four experiments, all on Fig. 10's SCOT (caterpillar 14 x K5, 70
@@ -398,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args(argv)
     t0 = time.perf_counter()
-    print("# OctopiA (seed 002 §VIII) beside our reference; paper figures in the headers\n")
+    print("# OctopiA (§VIII) beside our reference; paper figures in the headers\n")
     print("Paper:", "; ".join(f"{k}: {v}" for k, v in PAPER.items()))
     if a.quick:
         publisher_scalability(a.seed, (100, 300), 200)

@@ -1,4 +1,4 @@
-"""The Spark SQL oracle's two formulations on the same Parquet traces (issue 15): the first one
+"""The Spark SQL oracle's two formulations on the same Parquet traces: the first one
 (predicates and values exploded, joined per attribute, counted per pair in a shuffle
 aggregation; its part after the active subscriptions is kept here) and the current one
 (conformance/spark_oracle.py: each candidate pair decided in its row). Both are reduced to the

@@ -1,8 +1,8 @@
-"""Tam, Azimi and Jacobsen (seed 004) measured: the shapes of the paper's figures and a
-side-by-side table with the thesis' 2d-tree system on the same workload (issue 13, item 5).
+"""Tam, Azimi and Jacobsen (DBISP2P 2003) measured: the shapes of the paper's figures and a
+side-by-side table with the thesis' 2d-tree system on the same workload.
 
-The seed has lost every digit, so the paper's numbers cannot be compared; what is compared is the
-shape of each curve (docs/tam.md, "Benchmark"):
+Our copy of the paper has lost every digit, so the paper's numbers cannot be compared; what is
+compared is the shape of each curve (docs/tam.md, "Benchmark"):
 
 1. messages against the number of subscribers (fixed network) and against the network size
    (fixed subscriptions per node), for `tam` (Scribe) and `tam-basic` (home nodes), §5;

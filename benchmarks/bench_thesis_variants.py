@@ -1,4 +1,4 @@
-"""Speed-up of the optimised variants over the reference, both measured in one run (issue 5):
+"""Speed-up of the optimised variants over the reference, both measured in one run:
 
 1. the array-based simulator (`reference-array`, conformance/variants/thesis_array_sim.py) against
 the

@@ -1,4 +1,4 @@
-"""The fault kit against a trace set (issue 18): which realistic faults
+"""The fault kit against a trace set: which realistic faults
 (conformance/examples/faultkit.py) the set catches, for the right reason, and how small the
 shrunk failing traces are. Used by tests/test_conformance_faultkit.py and by
 benchmarks/bench_conformance_faults.py (the catch rate of docs/conformance.md)."""

@@ -1,4 +1,4 @@
-"""Fingerprints of delivery multisets, the unit `conform --ops` compares (issue 15).
+"""Fingerprints of delivery multisets, the unit `conform --ops` compares.
 
 A multiset of deliveries (event id, subscription id) is reduced to (count, sum of h1, sum of h2)
 with h1 = CRC-32 of `event\\tsub` and h2 = CRC-32 of `sub\\nevent#` (UTF-8): equal multisets

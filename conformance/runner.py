@@ -142,9 +142,9 @@ def run_one(
             impl_name, tid, gen, "skipped", reason=impl.unavailable, kind="unavailable"
         )
     lacking = missing_features(trace, impl.features)
-    if lacking:  # DESIGN.md: a trace needing an undeclared feature is skipped, never run
+    if lacking:  # docs/design.md#systems: a trace needing a feature not declared is skipped
         return Verdict(impl_name, tid, gen, "skipped", reason=lacking, kind="feature")
-    # issue 10: a built-in runs in a forked child under the same limits as an outside program
+    # a built-in runs in a forked child under the same limits as an outside program
     from pubsub_spec.conformance.isolate import run_isolated
 
     ran = run_isolated(impl.run, trace, limits or Limits(op_timeout, total_timeout=total_timeout))

@@ -1,4 +1,4 @@
-"""Trace-set generation on Spark (DESIGN.md, "Spark"): trace indices are spread over
+"""Trace-set generation on Spark (docs/design.md#conformance): trace indices are spread over
 partitions and each trace is a pure function of (generator, seed, index, profile), so the set is
 byte-identical whatever the partitioning. Writes, under `out_dir`:
 

@@ -5,7 +5,7 @@ It shares no code with the Python oracle (`reference/common/oracle.py`,
 Parquet tables of `conformance/parquet.py`) itself. The ops become DataFrames, one row per
 subscription (its predicates a map attribute -> [lo, hi]) and one per event (its values a map).
 A subscription is active from its subscribe to its unsubscribe or its subscriber's leave/fail,
-whichever comes first (DESIGN.md, "Active"; decision D-CHURN). The candidate pairs are a join of
+whichever comes first (docs/design.md#active; decision D-CHURN). The candidate pairs are a join of
 active subscriptions with the events of their trace and schema published inside the activeness
 interval; each pair is decided in its row by a higher-order function over the predicates:
 - strict matching (thesis §3.4.1, the default): every predicate's attribute is present and its
@@ -15,7 +15,7 @@ interval; each pair is decided in its row by a higher-order function over the pr
   the event carries holds, so a subscription none of whose attributes it carries matches
   vacuously.
 
-Decision (issue 15): the first formulation exploded subscriptions into one row per predicate and
+Decision: the first formulation exploded subscriptions into one row per predicate and
 events into one row per value, joined them on (trace, schema, attribute) and counted matches per
 (event, subscription) in a shuffle aggregation: several rows and a group per candidate pair.
 Deciding each pair in its row needs no explode and no aggregation: 129 s -> 25 s at 10^6 ops on
@@ -81,7 +81,7 @@ departure_end AS (
 ),
 active AS (
   -- end_seq NULL: never unsubscribed, never departed (no sentinel: every BIGINT is a legal
-  -- seq: a sentinel of 2^63-1 once hid a publish at that seq; issue 18). least() skips NULLs.
+  -- seq: a sentinel of 2^63-1 once hid a publish at that seq). least() skips NULLs.
   SELECT s.*, least(u.end_seq, d.end_seq) AS end_seq
   FROM subs s
   LEFT JOIN unsubscribe_end u ON s.tkey = u.tkey AND s.sub_id = u.sub_id

@@ -1,5 +1,5 @@
 """The SparkSession of the conformance suite: embedded local mode by default, a real cluster
-with `master` (e.g. spark://host:7077). DESIGN.md, toolchain notes."""
+with `master` (e.g. spark://host:7077). docs/design.md#toolchain."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def get_spark(
     java_options: str | None = None,
 ) -> SparkSession:
     """The session: `master` None means local[2]; a small shuffle partition count, no UI,
-    loopback networking and the running interpreter for the Python workers (DESIGN.md,
-    toolchain notes). `driver_memory` (e.g. "512m") is the driver JVM's heap, Spark's
+    loopback networking and the running interpreter for the Python workers
+    (docs/design.md#toolchain). `driver_memory` (e.g. "512m") is the driver JVM's heap, Spark's
     `spark.driver.memory` (default 1g); `java_options` go to the driver's and the executors' JVMs
     (`spark.{driver,executor}.extraJavaOptions`, replacing any set elsewhere). Both take effect
     only when this call starts the JVM."""

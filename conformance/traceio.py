@@ -108,7 +108,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-# Reading limits (issue 10): a trace line nests a few levels; a number literal beyond these
+# Reading limits: a trace line nests a few levels; a number literal beyond these
 # digits is outside the double range anyway; a file beyond MAX_FILE_BYTES is not read.
 MAX_DEPTH = 32
 MAX_NUMBER_CHARS = 400
@@ -206,7 +206,7 @@ def _op_shape_error(obj: dict[str, Any], where: str) -> None:
 # RFC 7493 (I-JSON) §2.2: integers beyond +-(2^53 - 1) are not exchanged reliably; an int
 # attribute's domain stays inside, so every value is exact as a double (the Spark oracle).
 MAX_SAFE_INT = 2**53 - 1
-# seq, seed and initial_nodes stay inside +-(2^53 - 1) too (FORMAT.md, "Numbers"; issue 18): a
+# seq, seed and initial_nodes stay inside +-(2^53 - 1) too (FORMAT.md, "Numbers"): a
 # client that reads JSON numbers as doubles (JavaScript and many others) must be able to echo a
 # seq exactly. They are BIGINT columns in Parquet and Spark, which hold them with room to spare.
 # The system-neutral fields of the header's config (FORMAT.md, "Header"): the initial peers and

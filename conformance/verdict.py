@@ -1,4 +1,4 @@
-"""Verdicts (DESIGN.md, Conformance): pass / fail / unknown / skipped(reason). A fail names the
+"""Verdicts (docs/design.md#conformance): pass / fail / unknown / skipped(reason). A fail names the
 missing, duplicate and spurious (event, subscription) pairs; a run that checked nothing fails."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def judge(
     )
 
 
-# The feature policy (issue 18, docs/conformance.md "What passing means"): an implementation
+# The feature policy (docs/conformance.md "What passing means"): an implementation
 # cannot choose its own exam. It must support the core features to pass, and may skip (for
 # features it does not declare) at most this share of a trace set; otherwise its verdict is
 # `incomplete` (exit 1), unless the user names the subset of features it is judged on.

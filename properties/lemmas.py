@@ -148,8 +148,8 @@ def range_point_mapping() -> LemmaResult:
 
 
 # == 2. a split partitions its zone =======================================================
-# thesis §3.2.1 and Program 3.1; DESIGN.md: depth d splits on x when d is even, on y when odd;
-# child 0 is [lo, mid), child 1 is [mid, hi]; a zone's upper bound is closed only at the
+# thesis §3.2.1 and Program 3.1; docs/design.md#core: depth d splits on x when d is even, on y
+# when odd; child 0 is [lo, mid), child 1 is [mid, hi]; a zone's upper bound is closed only at the
 # domain max; mid = (lo + hi) / 2 exactly.
 MidRule = Callable[[T, T, T], T]  # (lo, hi, is_x_level) -> mid
 ChildRule = Callable[[T, T, T, T, T, T], tuple[T, T]]  # (p, lo, mid, hi, top_closed, is_x)
@@ -182,7 +182,7 @@ def split_check(name: str, mid_rule: MidRule, children: ChildRule) -> LemmaResul
     return check(
         name,
         NO_MISS,
-        "thesis §3.2.1, Program 3.1/3.2; DESIGN.md",
+        "thesis §3.2.1, Program 3.1/3.2; docs/design.md#core",
         {
             "depth >= 0": d >= 0,
             "zone inside the domain, non-empty": all_of(
@@ -231,7 +231,7 @@ def thesis_midpoint_only_at_zero() -> LemmaResult:
 
 
 # == 3. cut-off remapping =================================================================
-# thesis §3.5, Fig. 3.4, erratum E3 and decision D-SEG (DESIGN.md): a range with u - l > c
+# thesis §3.5, Fig. 3.4, erratum E3 and decision D-SEG (docs/thesis.md): a range with u - l > c
 # becomes the segments [a_i, a_{i+1}) for i < n-1 and [a_{n-1}, u] (closed), a_i = l + i h,
 # n = ceil((u - l)/h), 0 < h < c; segment i is stored as the point (a_i, min(a_{i+1}, u)) with
 # its closure. The event's target area below the cut-off line y = x + c is
@@ -430,7 +430,7 @@ def _cutoff_lemmas(sort: Sort) -> list[Lemma]:
 
 
 # == 4. LBDD slices =======================================================================
-# seed 003 §3.3, Algorithm 2; LBDD-E1 and decision D-L2 (docs/lbdd.md): with k nodes in the own
+# LBDD §3.3, Algorithm 2; LBDD-E1 and decision D-L2 (docs/lbdd.md): with k nodes in the own
 # bucket and m in the target bucket, rank j takes target ranks [floor(j m/k), floor((j+1) m/k)).
 SliceBound = Callable[[T, T, T], T]  # (j, m, k) -> bound
 
@@ -453,9 +453,9 @@ def slices_cover_check(name: str, lower: SliceBound, upper: SliceBound) -> Lemma
     return check(
         name,
         ONE_WAY,
-        "seed 003 §3.3 Algorithm 2, §3.5.1 Theorem 1 (one father); D-L2",
+        "LBDD §3.3 Algorithm 2, §3.5.1 Theorem 1 (one father); D-L2",
         # i and j appear in the second conclusion only: as a premise, i != j with 0 <= i, j < k
-        # would exclude k = 1 (a single slice) from the first conclusion too (issue 17, found
+        # would exclude k = 1 (a single slice) from the first conclusion too (found
         # by mutation: `k >= 2` for `k >= 1` then changed nothing)
         {
             "k >= 1, m >= 0": all_of(k >= 1, m >= 0),
@@ -483,7 +483,7 @@ def slices_shape_check(name: str, lower: SliceBound, upper: SliceBound) -> Lemma
     return check(
         name,
         ONE_WAY,
-        "seed 003 §3.3 Algorithm 2, §3.5 load balancing; D-L2",
+        "LBDD §3.3 Algorithm 2, §3.5 load balancing; D-L2",
         {
             "k >= 1, m >= 0": all_of(k >= 1, m >= 0),
             "0 <= i, j < k": all_of(i >= 0, i < k, j >= 0, j < k),
@@ -524,7 +524,7 @@ def lbdd_slices_shape() -> LemmaResult:
 
 
 # == 5. LBDD buckets ======================================================================
-# seed 003 §3.2 (digest, distance = XOR, bucket m iff 2^(m-1) <= distance < 2^m), Algorithm 1
+# LBDD §3.2 (digest, distance = XOR, bucket m iff 2^(m-1) <= distance < 2^m), Algorithm 1
 # (a node inserts only peers of a larger bucket), §3.5.2 (bucket n iff the highest non-zero
 # bit of the distance is a_(n-1); 0 <= n <= 32). W = 32: the paper's digest width.
 W = 32
@@ -556,7 +556,7 @@ def bucket_defined_check(name: str, in_bucket: Callable[[T, int], T]) -> LemmaRe
     return check(
         name,
         ONE_WAY,
-        "seed 003 §3.2 (bucket interval; LBDD-E3), §3.5.2",
+        "LBDD §3.2 (bucket interval; LBDD-E3), §3.5.2",
         {"distance >= 1": ~d.eq(bv_const(0, W))},
         {
             "some bucket m in 1..32 holds the distance": any_of(*(c for _, c in ranges)),
@@ -582,7 +582,7 @@ def bucket_order_check(name: str, bucket: BucketFn) -> LemmaResult:
     return check(
         name,
         ONE_WAY,
-        "seed 003 §3.2, Algorithm 1, §3.5.1 Theorem 1 (no loop)",
+        "LBDD §3.2, Algorithm 1, §3.5.1 Theorem 1 (no loop)",
         {"src, x, y: any 32-bit digests": boolean(True)},
         {
             "bucket(x) < bucket(y) iff the highest set bit of distance(src,y) is above that of "
@@ -610,7 +610,7 @@ def depth_bound_check(name: str, edge: Callable[[T, T], T]) -> LemmaResult:
     return check(
         name,
         DEPTH,
-        "seed 003 §3.5.2 (0 <= bucket <= 32), Algorithm 1; DESIGN.md (at most 33)",
+        "LBDD §3.5.2 (0 <= bucket <= 32), Algorithm 1; docs/design.md#invariants (at most 33)",
         {
             f"a path of {W + 1} nodes from the publisher (bucket 0) along edges": path,
             "the nodes' digests are pairwise different": different,

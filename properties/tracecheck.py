@@ -1,4 +1,4 @@
-"""Trace validation against the TLA+ specs (issue 17, the practice of CCF's and etcd's trace
+"""Trace validation against the TLA+ specs (the practice of CCF's and etcd's trace
 validation): a run of the reference is exported as a sequence of abstract states (the spec's
 variables under a documented abstraction map, docs/tla.md "Trace validation"), a small TLA+
 module is generated that EXTENDS the spec unchanged, fixes the constants to the run's and lets

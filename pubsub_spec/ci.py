@@ -1,4 +1,4 @@
-"""What a CI system reads from `pubsub-spec check`, `conform` and `verify` (issue 16): the exit
+"""What a CI system reads from `pubsub-spec check`, `conform` and `verify`: the exit
 codes, in one place, JUnit XML (`--junit FILE`) and JSON (`--json FILE`) reports, row selection
 (`--only`/`--skip`) and the environment checks that make a command exit 3 with the fix named.
 
@@ -10,6 +10,7 @@ Exit codes (docs/ci.md):
 | 1 | a check row or an implementation failed (or was unknown, or checked nothing) |
 | 2 | bad input: an unknown option value, section, model, file or program |
 | 3 | an environment problem (Java, `tla`, a Python package missing): the message names the fix |
+| 130, 143 | interrupted by SIGINT / SIGTERM (`conform`, `verify`): what was known is written |
 
 A run with real failures and environment problems exits 1: the failure is the news.
 """
@@ -38,6 +39,8 @@ EXIT_CODES = {
     FAILED: "a check row or an implementation failed (or was unknown, or checked nothing)",
     BAD_INPUT: "bad input: an unknown option value, section, model, file or program",
     ENVIRONMENT: "an environment problem (Java, tla, a Python package missing); the fix is named",
+    130: "interrupted by SIGINT: what was known is written, marked interrupted",
+    143: "interrupted by SIGTERM: what was known is written, marked interrupted",
 }
 
 EPILOG = "exit codes: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + " (docs/ci.md)"

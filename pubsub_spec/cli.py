@@ -12,7 +12,7 @@ from types import ModuleType
 COMMANDS: dict[str, str] = {
     "systems": "list the simulated systems with their variants, features and message types",
     "simulate": "run a workload on a simulated system and compare with the oracle (thesis Ch. 4)",
-    "lbdd": "show the LBDD dissemination tree for a set of addresses (seed 003)",
+    "lbdd": "show the LBDD dissemination tree for a set of addresses (LBDD)",
     "check": "run every invariant check (z3, TLA+, Hypothesis) and print one table",
     "generate": "generate conformance trace sets with Spark",
     "conform": "the conformance suite: generate traces, run implementations, write a report",

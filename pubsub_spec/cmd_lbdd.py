@@ -1,5 +1,5 @@
-"""`pubsub-spec lbdd`: the LBDD dissemination tree (seed 003) for a set of addresses, as an
-indented text tree (bucket, digest, children) and optionally as an SVG picture."""
+"""`pubsub-spec lbdd`: the LBDD dissemination tree (Li Kai et al., 2014) for a set of addresses,
+as an indented text tree (bucket, digest, children) and optionally as an SVG picture."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Screenshots of the docs site in headless Chromium (issue 16): the home page, an invariant page
+# Screenshots of the docs site in headless Chromium: the home page, an invariant page
 # with its TLA+ module, and the conformance report, as PNGs in out/screenshots/ to be looked at.
 #   bash scripts/docs-screenshots.sh [--no-build]
 # Needs chromium (Debian: apt-get install chromium; CHROMIUM=/path overrides).

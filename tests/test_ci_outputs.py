@@ -1,4 +1,4 @@
-"""CI integration (issue 16): `check`, `conform` and `verify` write JUnit XML that validates
+"""CI integration: `check`, `conform` and `verify` write JUnit XML that validates
 against the JUnit schema (tests/data/junit.xsd) and is read by a JUnit parser (junitparser),
 and JSON with the exit code; the exit codes of docs/ci.md (0 pass, 1 failed, 2 bad input,
 3 environment, with the fix named); `--only`/`--skip` select check rows."""

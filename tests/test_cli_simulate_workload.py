@@ -1,5 +1,5 @@
 """`pubsub-spec simulate --workload NAME --profile P`: a conformance generator's trace instead
-of the thesis' Zipf workload (issue 12, "a scaled stock workload"); the default is unchanged."""
+of the thesis' Zipf workload ("a scaled stock workload"); the default is unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Advertisements in the trace format (issue 12, FORMAT.md "Advertisements"): every reader rule
+"""Advertisements in the trace format (FORMAT.md "Advertisements"): every reader rule
 names its line and field, round trips through NDJSON and Parquet, the optional feature
 `advertisements` (never a skip; ops sent only to a program that lists it), no-ops in the systems
 without it, OctopiA and TID driven by the ops, and every built-in passing or skipping with a

@@ -1,4 +1,4 @@
-"""The fault kit (issue 18): the default trace set's generators catch every realistic fault of
+"""The fault kit: the default trace set's generators catch every realistic fault of
 conformance/examples/faultkit.py for the right reason (wrong deliveries; `incomplete` for the
 one that opts out of features), and the kit's correct program passes. One trace per generator
 here (the benchmark benchmarks/bench_conformance_faults.py runs the whole default set and

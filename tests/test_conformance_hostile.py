@@ -1,4 +1,4 @@
-"""The hostile kit (conformance/examples/hostile/hostile.py, issue 10): each hostile program
+"""The hostile kit (conformance/examples/hostile/hostile.py): each hostile program
 gets its verdict, the run ends within its configured limits (plus a generous slack: the bound is
 the limit, never a tight timing), and no process it started survives. Also: the suite's own
 SIGINT/SIGTERM kills the program's group, and built-ins run under the same limits."""

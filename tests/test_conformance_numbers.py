@@ -1,4 +1,4 @@
-"""The format's numeric limits (FORMAT.md, "Numbers"; issue 18): seq, seed and initial_nodes
+"""The format's numeric limits (FORMAT.md, "Numbers"): seq, seed and initial_nodes
 within +-(2^53 - 1), so that a client reading JSON numbers as doubles can echo them; the limit
 is enforced on read with the field named, and accepted up to it."""
 

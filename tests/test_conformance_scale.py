@@ -1,4 +1,4 @@
-"""Conformance at scale (issue 15, conformance/scale.py): plans sized by ops with bounded
+"""Conformance at scale (conformance/scale.py): plans sized by ops with bounded
 partitions, the sampling policy, delivery fingerprints, the executors' Parquet output, and the
 streamed `conform --ops` end to end: a faulty implementation found and shrunk, the sampled
 implementations run on the stated share, and a wrong SQL oracle caught by the cross-check as a
@@ -233,7 +233,7 @@ def test_a_wrong_sql_oracle_is_a_failure_of_the_suite(spark: Any, tmp_path: Path
 def test_generate_ops_writes_parquet_and_the_sql_oracles_deliveries(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`generate --ops N` (issue 15, item 1): the executors write the trace set as Parquet, the
+    """`generate --ops N`: the executors write the trace set as Parquet, the
     SQL oracle's deliveries as Parquet in expected/, and an index.json that states the target,
     the traces and ops written; the traces read back from Parquet are the generators' own, and
     the expected deliveries are the Python oracle's (conformance/FORMAT.md)."""

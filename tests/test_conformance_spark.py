@@ -90,7 +90,7 @@ def test_conform_command_end_to_end(
 def test_conform_with_a_hostile_implementation_keeps_every_other_verdict(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 10: a flooding implementation gets its verdict within the limits, the report is
+    """A flooding implementation gets its verdict within the limits, the report is
     written in full, the built-ins' verdicts are intact, and the run exits 1."""
     from pubsub_spec.cli import main
 

@@ -1,4 +1,4 @@
-"""The Spark pipeline (issue 5): generation independent of the partitioning, Parquet written by
+"""The Spark pipeline: generation independent of the partitioning, Parquet written by
 Spark read back as the same traces, the Spark SQL oracle agreeing with the Python oracle on
 every generator, on hand-made edge cases and on Hypothesis workloads, and `pubsub-spec
 generate` end to end."""
@@ -163,7 +163,7 @@ def test_generate_command(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixt
     assert "ok " in text and (out / "traces" / "cutoff-tiny-0000.expected.ndjson").is_file()
 
 
-# The format's numeric extremes (issue 18): seq from 0 to 2^53-1, the format's limit (a publish
+# The format's numeric extremes: seq from 0 to 2^53-1, the format's limit (a publish
 # at 2^63-1, the old limit, once collided with the SQL oracle's "never ends" sentinel), float
 # domains at the double range, an int domain at +-(2^53-1), a subnormal value and -0.0 against a
 # bound of 0.0.

@@ -1,4 +1,4 @@
-"""The docs as a site (issue 16): `mkdocs build --strict` succeeds with every page of docs/, the
+"""The docs as a site: `mkdocs build --strict` succeeds with every page of docs/, the
 format and protocol documents, a highlighted page per TLA+ module linked from the invariant
 pages, the z3 lemma page, the conformance report, the API reference and the search index; and
 the same validation settings fail a build on a broken link, a missing anchor or a page left out

@@ -1,4 +1,4 @@
-"""Delivery fingerprints (conformance/fingerprint.py, issue 15): the batched, record-free sink of
+"""Delivery fingerprints (conformance/fingerprint.py): the batched, record-free sink of
 the fast built-ins gives exactly the fingerprint of their delivery records, on arbitrary ids
 and on every generator's traces; the CRC-32 composition it rests on holds."""
 

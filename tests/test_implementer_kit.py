@@ -1,4 +1,4 @@
-"""The implementer's kit (issue 16): `pubsub-spec vectors export` writes a reproducible, versioned
+"""The implementer's kit: `pubsub-spec vectors export` writes a reproducible, versioned
 release tarball of the corpus with its index, FORMAT.md, PROTOCOL.md and schema;
 `pubsub-spec verify` runs a program on it without Spark; the Go and Rust examples build and pass
 the whole corpus (skipped only where the toolchain is absent locally, never in CI)."""

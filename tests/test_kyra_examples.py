@@ -1,6 +1,7 @@
-"""The worked examples of Kyra (seed 001) rebuilt from Fig. 1's subscriptions (brief §2.1,
-§2.2, §2.7): Siena's tables of Fig. 2, the multicast memberships of Fig. 3, Kyra's zones, proxy
-subscriptions, trees and tables of Fig. 4, the paths of event 9, and errata K-E1 and K-E2."""
+"""The worked examples of Kyra (Cao & Singh, INFOCOM 2004) rebuilt from Fig. 1's subscriptions
+(docs/kyra.md, "Worked examples"; §2.2, §2.7): Siena's tables of Fig. 2, the multicast memberships
+of Fig. 3, Kyra's zones, proxy subscriptions, trees and tables of Fig. 4, the paths of event 9, and
+errata K-E1 and K-E2."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pubsub_spec.reference.kyra.system import KyraSystem
 from pubsub_spec.reference.kyra.zones import equal_width
 from pubsub_spec.reference.sim.run import Driver
 
-# Servers A..H are the trace's nodes n0..n7 (brief §1 "Mapping").
+# Servers A..H are the trace's nodes n0..n7 (docs/kyra.md, "Mapping a trace onto a service
+# network").
 LETTERS = "ABCDEFGH"
 N = {c: f"n{i}" for i, c in enumerate(LETTERS)}
 L = {v: k for k, v in N.items()}
@@ -89,7 +91,7 @@ def test_fig2_siena_tables() -> None:
     for server, row in FIG2_TABLES.items():
         got = {L[n]: values(s.tables[N[server]], L[n]) for n in s.adj[N[server]]}
         assert got == {n: rng(v) for n, v in row.items()}, server
-    # 85 values held in all (brief §3)
+    # 85 values held in all (docs/kyra.md, "Worked examples")
     assert sum(len(rng(v)) for row in FIG2_TABLES.values() for v in row.values()) == 85
 
 
@@ -112,7 +114,7 @@ def test_fig3_memberships_from_groups() -> None:
     assert members == {"g0": set("ABEF"), "g1": set("ACDG"), "g2": set("BCEFH")}
     # event 9 goes to g2: B receives it needlessly, G (Siena's relay) is skipped
     assert "B" in members["g2"] and 9 not in FIG1["B"] and "G" not in members["g2"]
-    assert sum(len(m) for m in members.values()) == 13  # brief §3: 13 tree memberships
+    assert sum(len(m) for m in members.values()) == 13  # tree memberships (docs/kyra.md)
 
 
 # -- Fig. 4: Kyra (§III) -----------------------------------------------------------------------
@@ -168,7 +170,7 @@ def test_fig4_routing_tables() -> None:
         table = k.table(N[server], tree.name)
         got = {L[n]: values(table, L[n]) for n in tree.adj[N[server]]}
         assert got == {n: rng(v) for n, v in row.items()}, (server, t)
-    # brief §3: 30 values held in Kyra's tables against Siena's 85
+    # docs/kyra.md, "Worked examples": 30 values held in Kyra's tables against Siena's 85
     assert sum(len(rng(v)) for row in FIG4_TABLES.values() for v in row.values()) == 30
 
 
@@ -193,8 +195,9 @@ def test_fig4_every_event_exactly_once() -> None:
 
 
 def test_unrestricted_proxy_mutant_duplicates() -> None:
-    """Brief §5.8: a proxy that delivers without the zone check (s not restricted to Z_z)
-    duplicates: D's subscription [3, 6] is held by D (0-4) and E (5-9), both on t1."""
+    """docs/kyra.md, "Invariants and mutants": a proxy that delivers without the zone check (s not
+    restricted to Z_z) duplicates: D's subscription [3, 6] is held by D (0-4) and E (5-9), both
+    on t1."""
     trace = Trace(
         (SCHEMA,),
         (

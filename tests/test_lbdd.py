@@ -1,5 +1,5 @@
-"""LBDD (seed 003): the properties of §3.5 on generated address sets, with agreeing and with
-diverging views, and the decisions D-L1..D-L4 of docs/lbdd.md."""
+"""LBDD (Li Kai et al., 2014): the properties of §3.5 on generated address sets, with agreeing
+and with diverging views, and the decisions D-L1..D-L4 of docs/lbdd.md."""
 
 from __future__ import annotations
 

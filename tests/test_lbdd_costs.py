@@ -1,5 +1,5 @@
 """LBDD rules that change cost (who forwards to whom) but may leave the delivery set intact,
-pinned against seed 003 §3.2 directly: the distance is the XOR of the digests (not their
+pinned against LBDD §3.2 directly: the distance is the XOR of the digests (not their
 difference) and bucket m holds the distances in [2^(m-1), 2^m)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ SOURCE = ADDRS[0]
 
 
 def test_distance_is_the_xor_of_the_digests() -> None:
-    """seed 003 §3.2: distance(Ni, Nj) = digest_i XOR digest_j."""
+    """LBDD §3.2: distance(Ni, Nj) = digest_i XOR digest_j."""
     differs = 0
     for a in ADDRS[:20]:
         for b in ADDRS[:20]:

@@ -1,4 +1,4 @@
-"""The LBDD paper's table and figures (seed 003 §4; reference/lbdd/figures.py): the calibration
+"""The LBDD paper's table and figures (LBDD §4; reference/lbdd/figures.py): the calibration
 reproduces the paper's point-to-point delay, the test bed's predictions sit where
 docs/lbdd.md says, and `pubsub-spec figures` writes them with their page."""
 

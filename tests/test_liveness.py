@@ -1,4 +1,4 @@
-"""Liveness under fairness (issue 17): spec/lbdd/LiveLBDD.tla passes with tla-checker's
+"""Liveness under fairness: spec/lbdd/LiveLBDD.tla passes with tla-checker's
 --check-liveness and each of its mutants (no fairness, equal slices) is rejected."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Tests that kill mutants of reference/ found by scripts/mutation.py (issue 17, docs/mutation.md).
+"""Tests that kill mutants of reference/ found by scripts/mutation.py (docs/mutation.md).
 
-Each test pins observable behaviour from DESIGN.md or the thesis, not an accident of the code:
-matching (DESIGN.md "Event", thesis §3.4.1), the oracle (DESIGN.md "Delivery", "Active"), the
+Each test pins observable behaviour from docs/design.md or the thesis, not an accident of the code:
+matching (docs/design.md#event, thesis §3.4.1), the oracle (docs/design.md#delivery, #active), the
 cut-off segments (thesis §3.5, decision D-SEG) and the 2d-tree's split (thesis Program 3.1).
 """
 
@@ -53,7 +53,7 @@ def event(eid: str, schema: str = "s", **values: int) -> Event:
     return Event(eid, "n0", schema, tuple(values.items()))
 
 
-# -- matching: closed intervals, conjunction, strict / lenient (DESIGN.md "Event") -----------
+# -- matching: closed intervals, conjunction, strict / lenient (docs/design.md#event) -----------
 
 
 def test_closed_interval_bounds_match() -> None:
@@ -88,7 +88,7 @@ def test_partial_event_strict_fails_lenient_ignores() -> None:
 
 def test_event_values_keeps_the_first_value_of_a_name() -> None:
     """`event_values` is the event as a map, the first value of a name winning, as `Event.value`
-    reads it (DESIGN.md "Event": a value per attribute)."""
+    reads it (docs/design.md#event: a value per attribute)."""
     e = Event("e", "n0", "s", (("a", 1), ("b", 2), ("a", 3)))
     assert event_values(e) == {"a": 1, "b": 2} == {"a": e.value("a"), "b": e.value("b")}
     assert event_values(Event("e", "n0", "s", ())) == {}
@@ -118,7 +118,7 @@ def test_matches_values_is_matches(mode: MatchMode) -> None:
     assert seen == {True, False}
 
 
-# -- the oracle (DESIGN.md "Delivery", "Active"; decision D-CHURN) -----------------------------
+# -- the oracle (docs/design.md#delivery, #active; decision D-CHURN) -----------------------------
 
 
 def trace(*ops: object, matching: str = "strict") -> Trace:
@@ -162,7 +162,7 @@ def test_oracle_leave_and_fail_end_subscriptions_of_that_node_only() -> None:
 
 
 def test_delivery_is_a_value() -> None:
-    """A delivery is the pair (event id, subscription id) (DESIGN.md "Delivery"): equal pairs are
+    """A delivery is the pair (event id, subscription id) (docs/design.md#delivery): equal pairs are
     one delivery, usable as set members and dict keys (comparisons count duplicates by value)."""
     a, b = Delivery("e1", "s1"), Delivery("e1", "s1")
     assert a == b and len({a, b}) == 1 and {a: 1}[b] == 1
@@ -237,7 +237,7 @@ def test_choose_h_stays_below_c_when_the_draw_rounds_up_to_c() -> None:
 
 
 def test_too_small_h_is_rejected() -> None:
-    """Exact remapping (DESIGN.md): bounds must strictly increase, else no partition."""
+    """Exact remapping (docs/design.md#core): bounds must strictly increase, else no partition."""
     with pytest.raises(ValueError, match="too small"):
         segments(1e17, 1e17 + 1e3, 1.0, 0.5)  # lo + h == lo in floating point
     # near 2^53 the spacing doubles: lo + 2h == lo + 3h > lo, an empty segment [a, a)
@@ -265,7 +265,7 @@ def test_choose_h_is_below_c() -> None:
         choose_h(1, "int", rng, 0.5)
 
 
-# -- the 2d-tree's nodes (thesis §3.2.1-3.2.2, Program 3.1; DESIGN.md "2d-tree") --------------
+# -- the 2d-tree's nodes (thesis §3.2.1-3.2.2, Program 3.1; docs/design.md#core) --------------
 
 
 def point(sid: str, index: int, path: str) -> StoredPoint:
@@ -312,7 +312,7 @@ def points_of(
 
 
 def test_widening_is_l_minus_r_to_u_plus_r_inside_the_domain() -> None:
-    """§3.3: the stored range is [v1 - r, v2 + r]; DESIGN.md keeps it inside [min, max]."""
+    """§3.3: the stored range is [v1 - r, v2 + r], clipped to [min, max] (D-WIDEN)."""
     fl = Attribute("f", "float", 0.0, 100.0)
     cfg = ThesisConfig(widening=(("w/f", 2.5),))
     assert points_of(fl, 10.0, 20.0, cfg) == [(7.5, 22.5, True)]
@@ -338,7 +338,7 @@ def test_remapping_applies_to_ranges_left_of_zero() -> None:
     ]
 
 
-# -- names in schemas (DESIGN.md "Schema"; the thesis qualifies an attribute as schema/attr) ----
+# -- names in schemas (docs/design.md#schema; the thesis qualifies an attribute as schema/attr) ----
 
 
 @pytest.mark.parametrize("bad", ["", "x/y"])

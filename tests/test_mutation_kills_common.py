@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/common/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/common/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/kyra/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/kyra/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def test_fig4_event4_from_d_relays_and_uninterested_servers() -> None:
     4-6, members B, D, E, G; edges D-E, E-B, B-G): D -> E -> B -> G, 3 EventRoute messages.
     Each of D, E, B, G receives it once; E is a relay (its zone 5-9 does not cover 4); D (proxy
     of D0, E3) and B (proxy of A5) match nothing; G matches G4. The evaluation's "uninterested
-    servers reached" (brief §3) are the servers that received the event and delivered
-    nothing: D, E, B."""
+    servers reached" (docs/kyra.md "Benchmark") are the servers that received the event and
+    delivered nothing: D, E, B."""
     k = kyra_fig4((("D", 4),))
     m = k.metrics
     assert m.messages["EventRoute"] == 3 and m.messages["EventToZone"] == 0
@@ -92,7 +92,7 @@ def test_fig4_event4_from_d_relays_and_uninterested_servers() -> None:
 
 
 def test_figures_are_per_event_and_per_server_ratios() -> None:
-    """brief §3 / docs/kyra.md "Figures": per event = total / events published; load balance =
+    """docs/kyra.md "Figures": per event = total / events published; load balance =
     max / mean of events received over the servers. Fig. 4 with event 4 at D (D, E, B, G
     receive it; D, E, B uninterested; 3 event messages) and event 0 at A (A's zone 0-3 covers
     it: A -> D on t0; A, proxy of A1, C1, C2, uninterested; D delivers D0): 4 event messages /
@@ -155,10 +155,10 @@ def test_messages_are_values() -> None:
 
 
 def test_installed_when_every_propagation_arrived_and_install_latency() -> None:
-    """K-D12 (DESIGN.md D-OPS): a subscribe completes (`installed`) when every message it
-    caused has arrived. Siena on two servers (one MST edge, one-way latency d): a subscription
-    at n0 is installed once its SubPropagate reaches n1, d after the subscribe. A second
-    subscription made at time d is installed at 2d: its install latency is again d."""
+    """K-D12 (D-OPS; docs/design.md#active): a subscribe completes (`installed`) when every
+    message it caused has arrived. Siena on two servers (one MST edge, one-way latency d): a
+    subscription at n0 is installed once its SubPropagate reaches n1, d after the subscribe. A
+    second subscription made at time d is installed at 2d: its install latency is again d."""
     trace = Trace((Schema("fig", (Attribute("v", "int", 0, 9),)),), (), initial_nodes=2)
     s = SienaSystem(trace)
     d = s.distance("n0", "n1")

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/lbdd/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/lbdd/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_a_failure_strikes_at_a_uniform_point_of_the_heartbeat_cycle() -> None:
     assert abs(sum(since_last_beat) / len(since_last_beat) - 1.0) < 0.1
 
 
-# -- the paper's table and figures (seed 003 §4; reference/lbdd/figures.py; docs/lbdd.md) -----
+# -- the paper's table and figures (LBDD §4; reference/lbdd/figures.py; docs/lbdd.md) -----
 
 
 @functools.cache

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of properties/lemmas.py found by scripts/mutation.py (issue 17,
-docs/mutation.md).
+"""Tests that kill mutants of properties/lemmas.py found by scripts/mutation.py
+(docs/mutation.md).
 
 A lemma can be weakened without failing its proof: a premise made stronger (a case left out)
 still proves. The existing tests catch premises that can be dropped and formulations that are
@@ -55,7 +55,7 @@ BOUNDARY: list[tuple[Callable[[], lemmas.LemmaResult], dict[str, int], str]] = [
     (
         lemmas.range_point_mapping,
         {"min": 0, "max": 10, "l": 0, "u": 0, "v": 0},
-        "an equality [v, v] at the domain min matches v (DESIGN.md: equality is [v, v])",
+        "an equality [v, v] at the domain min matches v (docs/design.md#subscription)",
     ),
     (
         lemmas.split_partitions_zone,
@@ -103,7 +103,7 @@ BOUNDARY: list[tuple[Callable[[], lemmas.LemmaResult], dict[str, int], str]] = [
             "py": 5,
             "mid": 2,
         },
-        "depth 2 splits on x again: mid is the x midpoint (DESIGN.md: x when d is even)",
+        "depth 2 splits on x again: mid is the x midpoint (docs/design.md#core: x when d is even)",
     ),
     (
         lemmas.thesis_midpoint_only_at_zero,
@@ -118,7 +118,7 @@ BOUNDARY: list[tuple[Callable[[], lemmas.LemmaResult], dict[str, int], str]] = [
     (
         lemmas.lbdd_slices_cover,
         {"k": 2, "m": 3, "t": 0, "i": 0, "j": 1},
-        "rank 0, the first node of the target bucket, has a father (seed 003 Theorem 1)",
+        "rank 0, the first node of the target bucket, has a father (LBDD Theorem 1)",
     ),
     (
         lemmas.lbdd_slices_cover,
@@ -182,7 +182,7 @@ def test_boundary_instance_is_inside_the_lemma(
 
 
 def test_depth_bound_speaks_about_the_node_after_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
-    """seed 003 §3.5.2, DESIGN.md "at most 33": after a path n_0 .. n_32 along strictly
+    """LBDD §3.5.2, docs/design.md#invariants "at most 33": after a path n_0 .. n_32 along strictly
     increasing buckets, no node n_33 can follow. The conclusion must be about the edge from n_32
     to the extra node n_33, not about nodes already on the path (which holds trivially)."""
     st = statement(lemmas.path_depth_bound, monkeypatch)

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/overlay/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/overlay/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_scribe_message_sizes_follow_the_byte_model() -> None:
     assert message_size(ScribeMulticast(1, "e"), 50) == 118
 
 
-# -- the host interface and the root handover (seed 004 §3.3; docs/tam.md T12) --------------
+# -- the host interface and the root handover (Tam et al. §3.3; docs/tam.md T12) --------------
 
 
 def test_a_host_must_provide_every_service_scribe_uses() -> None:

@@ -1,5 +1,5 @@
 """Tests that kill mutants of reference/overlay/pastry.py, reference/thesis/config.py and
-reference/thesis/info.py found by scripts/mutation.py (issue 17, docs/mutation.md). Each pins
+reference/thesis/info.py found by scripts/mutation.py (docs/mutation.md). Each pins
 what Pastry (thesis §2.1.2, §4.1.1), the thesis' parameters (Table 4.1, §4.1.1; docs/thesis.md
 "Parameters") or the trace format (conformance/FORMAT.md) state."""
 
@@ -213,7 +213,7 @@ def test_values_at_the_ends_of_their_domains_are_accepted() -> None:
 
 
 def test_the_thesis_system_supports_every_feature_but_advertisements() -> None:
-    """Advertisements are no-ops to the thesis system (no advertisement in seed 000): it
+    """Advertisements are no-ops to the thesis system (no advertisement in the thesis): it
     declares every feature but the optional ones."""
     assert THESIS.features == frozenset(FEATURES) - OPTIONAL_FEATURES
     assert ADVERTISEMENTS not in THESIS.features and STRICT in THESIS.features

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/sim/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/sim/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def test_hops_per_send_is_the_mean_route_length() -> None:
 
 
 def test_message_type_declarations_are_values() -> None:
-    """A system declares its message types (DESIGN.md "Five systems, one contract": each
+    """A system declares its message types (docs/design.md#systems: each
     system "declares its message types"; `MessageType(name, doc)`): a declaration is a value,
     equal by content and usable in sets, so that a registry entry (`SystemInfo`, frozen) is
     itself hashable."""
@@ -91,14 +91,14 @@ def test_message_type_declarations_are_values() -> None:
     assert len({info for info in SYSTEMS.values()}) == len(SYSTEMS)
 
 
-# -- the oracle comparison (DESIGN.md "Delivery"; docs/thesis.md "oracle: agree (...)") ------
+# -- the oracle comparison (docs/design.md#delivery; docs/thesis.md "oracle: agree (...)") ------
 
 D1, D2, D3 = Delivery("e1", "s1"), Delivery("e1", "s2"), Delivery("e2", "s1")
 
 
 def test_comparison_counts_missed_duplicate_spurious_and_says_so() -> None:
     """A run agrees with the oracle iff every expected delivery happened exactly once and no
-    other did (DESIGN.md "Delivery": exactly once per (event, subscription)); the summary line
+    other did (docs/design.md#delivery: exactly once per (event, subscription)); the summary line
     reads `oracle: agree (N deliveries, 0 missed, 0 duplicate, 0 spurious)` (docs/thesis.md)."""
     ok = compare([D1, D2], [D2, D1])
     assert ok.agree and (ok.missed, ok.duplicate, ok.spurious) == ((), (), ())
@@ -128,8 +128,8 @@ def _big_trace() -> Trace:
 
 
 def test_streamed_oracle_is_the_oracle_beyond_float_precision() -> None:
-    """The streamed oracle is `reference/common/oracle.py` event by event (stream.py, issue 14:
-    "equal to it"): matching is exact on integers (DESIGN.md "Event": closed intervals), also
+    """The streamed oracle is `reference/common/oracle.py` event by event (stream.py:
+    "equal to it"): matching is exact on integers (docs/design.md#event: closed intervals), also
     where float64 cannot tell 2^53 from 2^53 + 1; there the comparison must not be vectorised
     in floats. An ordinary trace gives the same ids by either path."""
     assert dict(expected_per_event(_big_trace())) == {"e1": [], "e2": ["x"], "e3": [], "e4": ["z"]}
@@ -175,7 +175,7 @@ def test_compare_stream_equals_compare() -> None:
     assert seen == [(1, 1), (2, 2)]  # progress(done, total): events compared so far
 
 
-# -- the System interface and features (DESIGN.md "Five systems, one contract") --------------
+# -- the System interface and features (docs/design.md#systems) --------------
 
 
 def _trace_with_schemas(n: int) -> Trace:
@@ -194,7 +194,7 @@ def test_two_schemas_need_the_multi_schema_feature() -> None:
 
 
 def test_every_system_must_implement_the_whole_interface() -> None:
-    """DESIGN.md "Five systems, one contract": every simulated system implements the `System`
+    """docs/design.md#systems: every simulated system implements the `System`
     interface (trace ops in: subscribe/installed/unsubscribe/publish/join/leave/fail; what a
     run reports: peer_count; the engine's `_dispatch`); describe, figures and apply_other are
     optional. A system section's codec reads, defaults and writes back (ConfigCodec)."""

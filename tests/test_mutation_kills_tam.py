@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/tam/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/tam/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_messages_are_values_sized_by_the_shared_byte_model() -> None:
         n.sub_ids = ()  # type: ignore[misc]
 
 
-# -- the systems' figures (T13, T14; DESIGN.md metrics) --------------------------------------
+# -- the systems' figures (T13, T14; the metrics of docs/design.md#systems) --------------------
 
 
 def _sys(cls: type[_TamBase]) -> _TamBase:
@@ -167,7 +167,7 @@ def test_hits_misses_keys_latencies_on_a_two_event_run(cls: type[_TamBase]) -> N
 
 def test_basic_install_latency_counts_each_subscription_once() -> None:
     """The basic scheme (§3.2) stores a subscription at the home of each of its keys; it is
-    installed when all have been stored, and its install latency is recorded once (DESIGN.md
+    installed when all have been stored, and its install latency is recorded once (docs/design.md
     metrics: one installation latency per subscription)."""
     system = _sys(TamBasicSystem)
     wide = Subscription("w", "n3", "t", (Predicate("x", 0.0, 40.0),))  # 7 intervals of x
@@ -181,7 +181,7 @@ def test_basic_install_latency_counts_each_subscription_once() -> None:
 
 @pytest.mark.parametrize("cls", [TamSystem, TamBasicSystem])
 def test_a_gone_subscribers_subscriptions_end_everywhere(cls: type[_TamBase]) -> None:
-    """D-CHURN (DESIGN.md; docs/tam.md T12): the subscriptions of a peer that leaves end; the
+    """D-CHURN (docs/design.md; docs/tam.md T12): the subscriptions of a peer that leaves end; the
     basic scheme drops them from every home node (no home holds them, no notification is sent
     for them)."""
     system = _sys(cls)

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/thesis/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/thesis/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def test_more_payload_never_makes_a_message_smaller() -> None:
 
 
 def test_every_message_type_is_an_immutable_value() -> None:
-    """A message sent is delivered later by the discrete-event engine (DESIGN.md; the same
+    """A message sent is delivered later by the discrete-event engine (docs/design.md; the same
     message object may stay queued while its sender goes on): it is a frozen, hashable value,
     as the other six of §4.2.1 are."""
     assert len(TYPE_OF) == 7
@@ -351,7 +351,7 @@ def test_latency_mean_cdf_and_ranks() -> None:
 
 
 def test_thesis_values_beside_our_figures_are_the_thesis_text() -> None:
-    """The thesis' stated values (seed 000, §4.3): "14.32 bytes per subscription ... about 78%
+    """The thesis' stated values (thesis §4.3): "14.32 bytes per subscription ... about 78%
     ... within 20 bytes/sub" (4.2); "The average latency is 333ms" (4.3); "1.32k bytes per
     event" and about 7 nodes up to 11k (4.4); "reduced from 12.2k to 9.4k ... all the top 100
     nodes' bandwidth costs are decreased" (4.6); "2.12k bytes/event without the load balancing

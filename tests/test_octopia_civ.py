@@ -1,4 +1,4 @@
-"""CIV (OctopiA §IV-C, §V, §VI; brief I4, I5, A3): contexts, Fig. 8's vectors and copies,
+"""CIV (OctopiA §IV-C, §V, §VI; docs/octopia.md I4, I5, A3): contexts, Fig. 8's vectors and copies,
 CIV correctness at quiescence in any arrival order, subgrouping; mutants rejected."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Exactly-once agreement with the oracle (brief I1, I3) for octopia-snr, octopia-idr and tid
-on every conformance generator their features cover, forced and natural (burst) overloads,
+"""Exactly-once agreement with the oracle (docs/octopia.md I1, I3) for octopia-snr, octopia-idr
+and tid on every conformance generator their features cover, forced and natural (burst) overloads,
 explicit advertisements, IDR's cases as pure functions, and the routing mutants rejected."""
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def test_congestion_element_and_eq10() -> None:
     assert (st.ce, st.q) == (4.0, 30) and st.overloaded(10.0)
 
 
-# -- mutants (brief §5) ------------------------------------------------------------------
+# -- mutants (docs/octopia.md) ------------------------------------------------------------------
 def test_routing_mutants_rejected() -> None:
     trace = with_config(
         GENERATORS["uniform"](7, 0, "small"), "octopia-idr", OctopiaConfig(forced_overload=0.7)

@@ -1,5 +1,5 @@
-"""SCOT topology (OctopiA §III-IV; brief I7): the Fig. 10 numbers, and the formulas on random
-small trees x K_m by Hypothesis, with the Strong-product mutant rejected."""
+"""SCOT topology (OctopiA §III-IV; docs/octopia.md I7): the Fig. 10 numbers, and the formulas on
+random small trees x K_m by Hypothesis, with the Strong-product mutant rejected."""
 
 from __future__ import annotations
 

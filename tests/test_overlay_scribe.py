@@ -1,4 +1,4 @@
-"""Scribe over the Pastry-like ring (reference/overlay/scribe.py; seed 004 §3.3, decision T12):
+"""Scribe over the Pastry-like ring (reference/overlay/scribe.py; Tam et al. §3.3, decision T12):
 JOIN along the route with absorption, multicast down the tree, LEAVE and pruning, repair on
 join, leave and failure, and the tree check that rejects broken variants."""
 

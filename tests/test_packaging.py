@@ -1,4 +1,4 @@
-"""The installed package (issue 16, docs/layout.md "One namespace"): a wheel and an sdist built
+"""The installed package (docs/layout.md "One namespace"): a wheel and an sdist built
 with `python -m build`, the wheel installed in a fresh virtualenv outside the checkout, and
 there, with no access to the checkout:
 

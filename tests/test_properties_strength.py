@@ -1,4 +1,4 @@
-"""Strength of the formal checks pinned (issue 17): every z3 lemma has a mutant of its own and
+"""Strength of the formal checks pinned: every z3 lemma has a mutant of its own and
 needs every premise it states (or the premise is declared redundant, with the reason); the z3
 budget is a deterministic resource limit with a wide margin; docs/z3-lemmas.md is the rendering
 of the code; every TLA+ invariant of the thesis and LBDD specs has a mutant model of its own in
@@ -100,7 +100,7 @@ def test_z3_page_is_the_rendering_of_the_code() -> None:
 
 
 # -- TLA+: an own mutant per invariant ------------------------------------------------------
-COVERED = ("thesis/", "lbdd/")  # the specs of this round (issue 17); later systems: add theirs
+COVERED = ("thesis/", "lbdd/")  # the specs of this round; later systems: add theirs
 
 
 def _invariants(cfg: Path) -> list[str]:

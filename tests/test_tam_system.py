@@ -1,4 +1,4 @@
-"""Tam's systems against the oracle (reference/tam/system.py; seed 004): exactly once on every
+"""Tam's systems against the oracle (reference/tam/system.py; Tam et al.): exactly once on every
 conformance generator whose features they cover and on the thesis workload, lenient traces
 skipped, hit-rate accounting, determinism, and mutants (no seen-list, a digest that drops an
 attribute, Scribe without repair, all of a peer's subscriptions matched on every arrival) shown

@@ -1,4 +1,4 @@
-"""Tam's schema layer (reference/tam/tables.py; seed 004 §3.1, §3.2, §3.5) and its config
+"""Tam's schema layer (reference/tam/tables.py; Tam et al. §3.1, §3.2, §3.5) and its config
 codec: digests (T1, T2), intervals (T5), keys per range subscription, index selection (T6, T9)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pubsub_spec.reference.tam.tables import (
     equiprobable_cuts,
 )
 
-T2 = Schema(  # seed 004 Table 2, value counts of decision T16
+T2 = Schema(  # Tam et al. Table 2, value counts of decision T16
     "workload",
     (
         Attribute("price", "int", 1, 10),

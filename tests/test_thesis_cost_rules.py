@@ -1,11 +1,11 @@
-"""Direct tests of the rules that change cost but not deliveries (issue 17, item 3), each
+"""Direct tests of the rules that change cost but not deliveries, each
 against the papers' definitions on a worked example built here, and each shown to fail on the
 obvious mutant (applied with monkeypatch inside the test; the check must then report False):
 
 - prefix-grouped multicast of probes (thesis §3.4.2, Fig. 3.3, Program 3.4);
 - the jump-back of a probe to level l/2 (Program 3.2 line 66, Program 3.3 line 53);
 - LeafNodeUpdateMessage refining the ancestors' routing tables (§3.2.2, Program 3.1 l. 52-65);
-- LBDD's XOR distance and its buckets (seed 003, §3.2).
+- LBDD's XOR distance and its buckets (LBDD §3.2).
 
 tests/test_thesis_costs.py pins the pure functions; here the checks run through the system's
 handlers (reference/thesis/system.py), so a mutant anywhere on the path is seen."""
@@ -243,7 +243,7 @@ def test_leaf_update_check_rejects_no_forwarding(monkeypatch: pytest.MonkeyPatch
     assert not _leaf_update_check(monkeypatch)
 
 
-# -- LBDD distance and buckets (seed 003, §3.2) ----------------------------------------------
+# -- LBDD distance and buckets (LBDD §3.2) ----------------------------------------------
 ADDRESSES = [f"10.0.{i}.{i * 7 % 251}" for i in range(24)]
 
 

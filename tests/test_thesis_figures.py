@@ -1,4 +1,4 @@
-"""Thesis Chapter 4 figure by figure (issue 14): probe routing and event delivery chosen
+"""Thesis Chapter 4 figure by figure: probe routing and event delivery chosen
 separately (legacy `delivery` values kept), the thesis preset and the default cut-off c, the
 streamed oracle comparison of the figures, and `pubsub-spec figures` itself."""
 

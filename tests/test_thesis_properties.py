@@ -1,4 +1,4 @@
-"""The reference delivers exactly the oracle's set on generated workloads (issue 2, "Done
+"""The reference delivers exactly the oracle's set on generated workloads ("Done
 when"), and each deliberately broken variant is caught by the same check."""
 
 from __future__ import annotations

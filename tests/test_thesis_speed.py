@@ -1,4 +1,4 @@
-"""The faster paths of issue 14 part 4 equal the plain ones they replace: the streamed,
+"""The faster paths equal the plain ones they replace: the streamed,
 vectorised oracle comparison (reference/sim/stream.py) gives `compare(expected_deliveries)`'s
 very Comparison, also on deliveries with faults; the thesis system's dict matching equals
 `matches`; the batched event-log hash equals the line-by-line one; a run whose deliveries are

@@ -174,7 +174,7 @@ def test_every_generator_yields_valid_deterministic_traces() -> None:
                     a = attrs[attr]
                     frac = (Fraction(v) - Fraction(a.min)) / (Fraction(a.max) - Fraction(a.min))
                     assert frac.denominator & (frac.denominator - 1) == 0
-        if name == "precision":  # issue 18: one ulp either side of bounds, 2^24, -0.0
+        if name == "precision":  # one ulp either side of bounds, 2^24, -0.0
             bounds = {x for s in subs for p in s.predicates for x in (p.lo, p.hi)}
             near = {
                 math.nextafter(float(b), d) for b in bounds for d in (-math.inf, math.inf)

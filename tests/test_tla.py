@@ -56,7 +56,7 @@ def test_manifest_lists_every_model() -> None:
 
 
 def test_a_model_is_bounded_by_its_state_count_not_by_time() -> None:
-    """Issue 17: the work of a model is bounded by a count (tla-checker's --max-states at twice
+    """The work of a model is bounded by a count (tla-checker's --max-states at twice
     the recorded states), so a model that explores more than it should stops at the same point
     on any machine and is reported, whatever the load; the safety nets are generous and do not
     shrink with a slow machine (CPU time, at least 10 minutes; wall clock, at least an hour)."""

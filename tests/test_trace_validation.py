@@ -1,4 +1,4 @@
-"""Trace validation (issue 17): reference runs exported as abstract states are behaviours of
+"""Trace validation: reference runs exported as abstract states are behaviours of
 spec/thesis/CutoffRemap.tla and spec/lbdd/LBDD.tla; each generated-module invariant has teeth;
 a reference mutant the oracle alone misses is rejected by validation."""
 

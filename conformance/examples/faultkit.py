@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fault kit (issue 18): a correct brute-force implementation of the process protocol
+"""The fault kit: a correct brute-force implementation of the process protocol
 (conformance/PROTOCOL.md) and, with `--fault NAME`, one realistic fault of the kind an
 implementer writes from the docs, each a few lines below. The default conformance trace set must
 catch every one (tests/test_conformance_faultkit.py; the catch rate is a figure of

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         if m["type"] == "init":
             strict = m["semantics"]["matching"] != "lenient"
             feats = ["strict", "lenient", "churn", "multi-schema"]
-            if mode == "strict-only":  # opts out of most of the exam (feature policy, issue 18)
+            if mode == "strict-only":  # opts out of most of the exam (feature policy)
                 feats = ["strict"]
             out({"type": "init_ok", "features": feats, "name": f"faulty-{mode}"})
             continue

@@ -1,1 +1,1 @@
-"""Invariants of Kyra and its baselines (seed 001): checkers, mutants, z3 lemmas."""
+"""Invariants of Kyra and its baselines (Cao & Singh, INFOCOM 2004): checkers, mutants, lemmas."""

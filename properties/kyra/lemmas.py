@@ -1,6 +1,7 @@
-"""z3 lemmas for Kyra (brief §5.2-5.3): the zone partition, the membership of the covering
-server in the covering tree, and filter restriction soundness (K-D4, K-D6). Each lemma takes
-the rule as a parameter so that its mutant (`MUTANTS`) is the same check with a broken rule."""
+"""z3 lemmas for Kyra (docs/kyra.md, "Invariants and mutants"): the zone partition, the membership
+of the covering server in the covering tree, and filter restriction soundness (K-D4, K-D6). Each
+lemma takes the rule as a parameter so that its mutant (`MUTANTS`) is the same check with a broken
+rule."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def zone_inside(z_lo: T, z_hi: T, y_lo: T, y_hi: T) -> T:
 
 
 def covering_server_in_covering_tree(joins: Overlap = zones_overlap) -> KyraLemma:
-    """§III: key(e) ∈ Z_z* ∩ Y_t* ⇒ z* is a member of t* (brief §5.2)."""
+    """§III: key(e) ∈ Z_z* ∩ Y_t* ⇒ z* is a member of t* (docs/kyra.md, "Invariants and
+    mutants")."""
     zl, zh, yl, yh, k = real("z_lo"), real("z_hi"), real("y_lo"), real("y_hi"), real("key")
     o = prove(
         {
@@ -96,7 +98,7 @@ def unwidened_extent(has_pred: T, lo: T, hi: T, mn: T, mx: T) -> tuple[T, T]:
 
 def filter_soundness(lenient: bool, rule: Extent | None = None) -> KyraLemma:
     """matches(s, e, mode) ⇒ key(e) ∈ extent(s) (K-D4, K-D6): every entry s ∩ Z ∩ Y on the path
-    to the covering proxy admits e, in both modes, partial events included (brief §5.3)."""
+    to the covering proxy admits e, in both modes, partial events included (K-D6)."""
     rule = rule or extent_rule(lenient)
     mn, mx, lo, hi, v = real("min"), real("max"), real("lo"), real("hi"), real("v")
     has_pred, present = _bool("has_pred"), _bool("present")

@@ -1,4 +1,4 @@
-"""Trace validation of LBDD disseminations against spec/lbdd/LBDD.tla (issue 17).
+"""Trace validation of LBDD disseminations against spec/lbdd/LBDD.tla.
 
 A run of `reference.lbdd.algorithms.disseminate` is observed through its `rule` argument (the
 reference is not changed): the recording rule notes each node in the order it forwards and the
@@ -214,7 +214,7 @@ def generated_runs(seed: int, count: int) -> list[LbddRun]:
 
 
 def subtraction_targets(me: str, source: str, view: Iterable[str]) -> tuple[str, ...]:
-    """MUTANT (issue 17, a cost-only slip): Algorithms 1 and 2 with the distance computed as
+    """MUTANT (a cost-only slip): Algorithms 1 and 2 with the distance computed as
     |digest_i - digest_j| instead of XOR (LBDD §3.2). Buckets still climb and slices still
     partition, so every live node receives exactly once with agreeing views: only the shape of
     the tree (its cost) differs from the paper's."""

@@ -1,1 +1,1 @@
-"""Invariants of Tam et al. (seed 004): z3 lemmas on intervals and keys."""
+"""Invariants of Tam et al. (DBISP2P 2003): z3 lemmas on intervals and keys."""

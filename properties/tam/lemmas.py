@@ -1,4 +1,4 @@
-"""z3 lemmas for Tam et al.'s keys (seed 004 §3.2, §3.5; docs/tam.md, brief invariants I-2, I-3):
+"""z3 lemmas for Tam et al.'s keys (§3.2, §3.5; docs/tam.md "Invariants checked", I-2, I-3):
 interval partition and cover, and digest/key completeness (a matching publication's key of the
 subscription's index is one of the subscription's keys).
 
@@ -67,7 +67,7 @@ def partition_check(name: str, sort: Sort, lab: Label = label) -> LemmaResult:
     return check(
         name,
         PARTITION,
-        "seed 004 §3.5; decision T5",
+        "Tam et al. §3.5; decision T5",
         prem,
         {
             "v in interval j iff j = label(v)": _in_interval(j, v, mn, mx, cuts).eq(
@@ -94,7 +94,7 @@ def cover_check(
     return check(
         name,
         PARTITION,
-        "seed 004 §3.5 (a predicate belongs to the keys of every interval it meets)",
+        "Tam et al. §3.5 (a predicate belongs to the keys of every interval it meets)",
         prem,
         {
             "lo <= v <= hi => label(v) registered": between(lo, v, hi)
@@ -124,7 +124,7 @@ def completeness_check(
     return check(
         name,
         COMPLETE,
-        "seed 004 §3.2, §3.5; brief I-3",
+        "Tam et al. §3.2, §3.5; I-3 in docs/tam.md",
         prem,
         {
             "event key of the index is a subscription key": all_of(

@@ -1,4 +1,4 @@
-"""Trace validation of the thesis system's 2d-tree against spec/thesis/TwoDTree.tla (issue 17).
+"""Trace validation of the thesis system's 2d-tree against spec/thesis/TwoDTree.tla.
 
 `TreeTraceSystem` observes a run of the reference (it draws nothing, sends nothing, changes no
 state the system reads: tests/test_trace_validation.py compares event-log hashes) and records
@@ -30,7 +30,7 @@ widening, cut-off, unsubscription or churn. Abstraction map (docs/tla.md, "Trace
 - installed / inflight: subscriptions stored / not yet stored; published: events published;
   activeAt[j] = installed when j was published; dcount[<<j, i>>] = min(2, number of leaf matches
   that delivered j to i), counted only for i in activeAt[j] (a subscription subscribed before j
-  but stored after it is delivered by the reference's contract, DESIGN.md "Active", but is not
+  but stored after it is delivered by the reference's contract, docs/design.md#active, but is not
   active in the spec: those deliveries are outside the map).
 
 A state is recorded after each op, after each handled message, before each split and before
@@ -371,7 +371,7 @@ class TreeTraceSystem(TwoDTreeSystem):
 
 
 class KeepSplitRecord(TreeTraceSystem):
-    """MUTANT (issue 17, a cost-only slip; TwoDTree.tla's Bug = "KeepSplitRecord"): a
+    """MUTANT (a cost-only slip; TwoDTree.tla's Bug = "KeepSplitRecord"): a
     LeafNodeUpdateMessage adds the split node's children to the table but keeps the split node's
     record (Program 3.1, line 63 read as "add" rather than "replace"). Probes then reach the
     children twice, once directly and once through the split node, and the second copy is

@@ -1,4 +1,4 @@
-"""Schema, subscriptions and events (thesis §2.2.2, §3.1; DESIGN.md "observable contract").
+"""Schema, subscriptions and events (thesis §2.2.2, §3.1; docs/design.md#contract).
 
 A schema has named numeric attributes, each with a closed domain [min, max]. A subscription is a
 conjunction of closed ranges lo <= A <= hi; an event gives values for some or all attributes.
@@ -89,7 +89,7 @@ def qualified(schema: str, attribute: str) -> str:
 
 @dataclass(frozen=True)
 class Predicate:
-    """lo <= attribute <= hi, closed (DESIGN.md); equality is [v, v]."""
+    """lo <= attribute <= hi, closed (docs/design.md#subscription); equality is [v, v]."""
 
     attribute: str
     lo: Number

@@ -1,4 +1,4 @@
-"""Operations of a run (DESIGN.md "Conformance": join, leave, fail, subscribe, unsubscribe,
+"""Operations of a run (docs/design.md#conformance: join, leave, fail, subscribe, unsubscribe,
 publish) and the in-memory trace that the reference, the oracles and the conformance suite share.
 """
 

@@ -1,6 +1,6 @@
 """The brute-force oracle: the deliveries a correct system makes on a sequential trace.
 
-DESIGN.md, "Active": a subscription is active for a publish if its subscribe came before and no
+docs/design.md#active: a subscription is active for a publish if its subscribe came before and no
 unsubscribe came between; a subscription ends with its subscriber's leave or failure (decision
 D-CHURN in docs/thesis.md). Delivery = (event id, subscription id).
 """

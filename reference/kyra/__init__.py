@@ -1,1 +1,1 @@
-"""Kyra (Cao & Singh, INFOCOM 2004, seed 001) with its Siena and multicast-group baselines."""
+"""Kyra (Cao & Singh, INFOCOM 2004) with its Siena and multicast-group baselines."""

@@ -30,7 +30,7 @@ class KyraConfig:
     mc_cells: int = 16
     mc_groups: int = 4
     mc_kmeans_rounds: int = 20
-    # Server placement (benchmark, brief §3 "server placements uniform and clustered"): 0 means
+    # Server placement (benchmark; decision K-D15, docs/kyra.md): 0 means
     # uniform in the unit square (the latency model's); k > 0 means k Gaussian clusters of
     # standard deviation `placement_spread` (decision K-D15, `base.ClusteredLatency`).
     placement_clusters: int = 0

@@ -1,4 +1,5 @@
-"""The registry entries (reference/registry.py) of Kyra and its two baselines (seed 001)."""
+"""The registry entries (reference/registry.py) of Kyra and its two baselines (Cao & Singh,
+INFOCOM 2004)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pubsub_spec.reference.sim.system import LENIENT, MULTI_SCHEMA, STRICT, Syst
 
 PAPER = (
     "Cao & Singh, Efficient Event Routing in Content-based Pub-Sub Service Networks, "
-    "INFOCOM 2004 (seed 001)"
+    "INFOCOM 2004"
 )
 # Static server networks (K-D13 phase 1): no churn.
 _FEATURES = frozenset({STRICT, LENIENT, MULTI_SCHEMA})

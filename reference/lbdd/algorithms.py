@@ -1,4 +1,4 @@
-"""LBDD: load-balancing data distribution among the subscribers of a topic (seed 003:
+"""LBDD: load-balancing data distribution among the subscribers of a topic (
 Li Kai, Wang Yun, Yin Yi, Yuan Feifei, J. Southeast Univ. 2014), §3.
 
 Every node maps every node to a bucket by the XOR distance of their digests to the source's;

@@ -24,7 +24,7 @@ from pubsub_spec.reference.sim.system import (
 # Advertisements: the trace's advertise/unadvertise ops drive scotAFP (§V) and TID flooding
 # ([20]) through `apply_other` (decision O-EXPLICIT, docs/octopia.md).
 OCTOPIA_FEATURES = frozenset({STRICT, LENIENT, MULTI_SCHEMA, CHURN, ADVERTISEMENTS})
-PAPER = "Shafique, OctopiA (seed 002, arXiv:1604.06853)"
+PAPER = "Shafique, OctopiA (arXiv:1604.06853)"
 
 
 def _make_octopia(section: str, routing: str) -> Variant:
@@ -64,7 +64,7 @@ OCTOPIA_IDR = SystemInfo(
 )
 TID = SystemInfo(
     name="tid",
-    paper="Li, Muthusamy, Jacobsen, Middleware '08 ([20] of seed 002), as used in §VIII",
+    paper="Li, Muthusamy, Jacobsen, Middleware '08 ([20] of OctopiA), as used in its §VIII",
     summary="PADRES TID routing: advertisement flooding with TIDs on the unclustered SCOT",
     features=OCTOPIA_FEATURES,
     message_types=TID_MESSAGE_TYPES,

@@ -4,8 +4,8 @@ product of an acyclic factor G_A (a tree) and a complete connectivity factor G_C
 A broker is B(x, i) with x in V(G_A) and i in V(G_C) = {0..m-1} (Index and Label Order
 properties, §III-B). Cluster C_i = G_A □ {i} (CI = i), region R_x = {x} □ G_C (RI = x) (§IV).
 aLinks join brokers of one cluster, iLinks brokers of one region (§IV-A). The graph-theoretic
-formulas (Eqs. 1-4, lost in the seed) are rebuilt from [14] (brief [R]); brute-force
-connectivity lets the tests check them on small graphs.
+formulas (Eqs. 1-4, lost in our copy of the paper) are rebuilt from [14] ([R] in
+docs/octopia.md); brute-force connectivity lets the tests check them on small graphs.
 """
 
 from __future__ import annotations

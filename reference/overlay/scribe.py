@@ -1,14 +1,14 @@
 """Scribe (Castro, Druschel, Kermarrec, Rowstron, IEEE JSAC 2002) as an overlay service on the
-Pastry-like ring of `reference.overlay.pastry`, as Tam, Azimi and Jacobsen use it (seed 004,
+Pastry-like ring of `reference.overlay.pastry`, as Tam, Azimi and Jacobsen use it (DBISP2P 2003,
 §3.3, "Event Notification Multicast Tree"; docs/tam.md).
 
 One multicast group per key. Its root is the key's home, the live peer numerically closest to
-it (seed 004 §3.3: "root of the tree is the hash key's home node"). A member joins by routing a
+it (Tam et al. §3.3: "root of the tree is the hash key's home node"). A member joins by routing a
 JOIN toward the key; every peer on the route that is not yet in the tree becomes a forwarder and
-adds the previous hop as a child; routing stops at the first peer already in the tree (seed 004
+adds the previous hop as a child; routing stops at the first peer already in the tree (Tam et al.
 §3.3: "routing stops upon encountering an edge of the multicast tree"). A PUBLISH is routed to
-the root hop by hop and then sent down every tree edge (seed 004 §3.3). LEAVE clears the member
-flag and prunes childless non-member forwarders upward (Scribe §2.2). Repair (not in seed 004,
+the root hop by hop and then sent down every tree edge (Tam et al. §3.3). LEAVE clears the member
+flag and prunes childless non-member forwarders upward (Scribe §2.2). Repair (not in Tam et al.,
 which leaves it to "Pastry and Scribe"; decision T12 in docs/tam.md): when a peer joins and
 becomes a group's home, the old root hands the root over and becomes its child (one JOIN hop);
 when a peer that holds state for a group leaves or fails, the group is rebuilt by its surviving
@@ -53,7 +53,7 @@ class ScribeLeave:
 
 @dataclass(frozen=True)
 class ScribePublish(Generic[P]):
-    """A publication routed hop by hop to the group's root (seed 004 §3.3; decision T11)."""
+    """A publication routed hop by hop to the group's root (Tam et al. §3.3; decision T11)."""
 
     group: int
     payload: P
@@ -61,7 +61,7 @@ class ScribePublish(Generic[P]):
 
 @dataclass(frozen=True)
 class ScribeMulticast(Generic[P]):
-    """A publication sent down one tree edge (seed 004 §3.3)."""
+    """A publication sent down one tree edge (Tam et al. §3.3)."""
 
     group: int
     payload: P
@@ -183,7 +183,7 @@ class Scribe(Generic[P]):
 
     # -- member operations -----------------------------------------------------------------
     def join(self, pid: int, group: int, repair: bool = False) -> None:
-        """Member `pid` joins `group` (Scribe §2.2.1; seed 004 §3.3)."""
+        """Member `pid` joins `group` (Scribe §2.2.1; Tam et al. §3.3)."""
         nodes = self.groups.setdefault(group, {})
         st = nodes.get(pid)
         if st is not None:  # already root or forwarder: becomes a member without a message
@@ -207,7 +207,7 @@ class Scribe(Generic[P]):
         self._prune(pid, group)
 
     def publish(self, pid: int, group: int, payload: P) -> None:
-        """Route the publication to the root, which multicasts it (seed 004 §3.3)."""
+        """Route the publication to the root, which multicasts it (Tam et al. §3.3)."""
         self._on_publish(pid, ScribePublish(group, payload))
 
     # -- message handlers ------------------------------------------------------------------
@@ -227,7 +227,7 @@ class Scribe(Generic[P]):
         nodes = self.groups.setdefault(msg.group, {})
         st = nodes.get(pid)
         if st is not None:
-            # the first peer already in the tree absorbs the JOIN (seed 004 §3.3)
+            # the first peer already in the tree absorbs the JOIN (Tam et al. §3.3)
             st.children.add(msg.child)
             self.host.joined(msg.origin, msg.group)
             return
@@ -271,7 +271,7 @@ class Scribe(Generic[P]):
             return
         if st.member:
             self.host.deliver(pid, group, payload)
-        for child in sorted(st.children):  # down every tree edge (seed 004 §3.3)
+        for child in sorted(st.children):  # down every tree edge (Tam et al. §3.3)
             self.host.send(pid, child, ScribeMulticast(group, payload))
 
     # -- repair under churn (decision T12) -------------------------------------------------

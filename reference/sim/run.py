@@ -4,7 +4,7 @@ deliveries with the oracle.
 Op timing (decision D-OPS in docs/thesis.md): ops arrive with the thesis' exponential
 inter-arrival times (Table 4.1: t_sub, t_pub). A publish is injected and runs concurrently with
 what follows; a subscribe runs until its points are stored (it "came before" every later
-publish, DESIGN.md "Active"); unsubscribe, leave and fail first let everything in flight finish;
+publish, docs/design.md#active); unsubscribe, leave and fail first let everything in flight finish;
 a join takes effect at once and its peer becomes ready later (§3.6).
 """
 

@@ -1,4 +1,4 @@
-"""The oracle comparison without holding every delivery twice (issue 14, part 4).
+"""The oracle comparison without holding every delivery twice.
 
 `reference.common.oracle.expected_deliveries` lists every (event, subscription) pair and
 `reference.sim.run.compare` counts the run's list against it: at Table 4.1 scale that is

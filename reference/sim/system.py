@@ -1,5 +1,5 @@
-"""The `System` interface that every simulated pub/sub system implements (DESIGN.md, "Five
-systems, one contract"): trace ops in, deliveries and metrics out.
+"""The `System` interface that every simulated pub/sub system implements
+(docs/design.md#systems): trace ops in, deliveries and metrics out.
 
 `reference.sim.run.Driver` applies a trace's ops to a system with the op timing of decision
 D-OPS (docs/thesis.md); `run_trace`, `pubsub-spec simulate --system`, the conformance built-ins
@@ -36,7 +36,7 @@ from pubsub_spec.reference.sim.metrics import MessageType, Metrics
 
 # The features a trace may need (conformance/PROTOCOL.md, "Features"): the matching semantics
 # (thesis §3.4.1), churn (join/leave/fail, thesis §3.6) and several schemas hosted at once
-# (thesis §3.1). Later systems add their own: OctopiA's advertisements (seed 002 §V; the
+# (thesis §3.1). Later systems add their own: OctopiA's advertisements (OctopiA §V; the
 # advertise/unadvertise ops of trace format v2, conformance/FORMAT.md "Advertisements").
 STRICT = "strict"
 LENIENT = "lenient"
@@ -46,7 +46,7 @@ ADVERTISEMENTS = "advertisements"
 FEATURES: tuple[str, ...] = (STRICT, LENIENT, CHURN, MULTI_SCHEMA, ADVERTISEMENTS)
 # Optional features: a trace lists them, but an implementation without one is not skipped; it
 # runs the trace without those ops (advertisements are no-ops to it: the expected deliveries
-# do not depend on them; DESIGN.md, "Five systems, one contract").
+# do not depend on them; docs/design.md#systems).
 OPTIONAL_FEATURES = frozenset({ADVERTISEMENTS})
 
 
@@ -89,7 +89,7 @@ class System(ABC, Generic[Item]):
 
     metrics: Metrics
 
-    # -- the ops of a trace (DESIGN.md "Conformance") --------------------------------------
+    # -- the ops of a trace (docs/design.md#conformance) --------------------------------------
     @abstractmethod
     def subscribe(self, sub: Subscription, seq: int) -> None: ...
 
@@ -113,7 +113,7 @@ class System(ABC, Generic[Item]):
     def fail(self, names: Sequence[str]) -> None: ...
 
     def apply_other(self, op: Op) -> None:
-        """A system-specific op. Advertisement ops are no-ops here (DESIGN.md: other
+        """A system-specific op. Advertisement ops are no-ops here (docs/design.md#systems: other
         implementations may treat them as no-ops; they never change the expected deliveries);
         a system that uses them (OctopiA, TID) overrides this. Any other op is refused."""
         if isinstance(op, Advertise | Unadvertise):

@@ -1,1 +1,1 @@
-"""Tam, Azimi and Jacobsen: schema-based content-based pub/sub over Scribe (seed 004)."""
+"""Tam, Azimi and Jacobsen: schema-based content-based pub/sub over Scribe (DBISP2P 2003)."""

@@ -1,4 +1,4 @@
-"""Tam's configuration (seed 004; docs/tam.md "Parameters") and its codec as the trace
+"""Tam's configuration (Tam et al.; docs/tam.md "Parameters") and its codec as the trace
 header's `tam` / `tam-basic` section (conformance/FORMAT.md).
 
 Fields: the indices of each schema table (§3.1; decision T9: without them, one singleton index

@@ -22,7 +22,7 @@ from pubsub_spec.reference.tam.messages import BASIC_TYPES, SCRIBE_TYPES
 from pubsub_spec.reference.tam.system import TamBasicSystem, TamSystem
 
 FEATURES = frozenset({STRICT, MULTI_SCHEMA, CHURN})
-PAPER = "Tam, Azimi, Jacobsen, DBISP2P 2003, LNCS 2944 (seed 004)"
+PAPER = "Tam, Azimi, Jacobsen, DBISP2P 2003, LNCS 2944"
 
 
 def make_tam(trace: Trace) -> TamSystem:

@@ -1,4 +1,4 @@
-"""The schema layer of Tam, Azimi and Jacobsen (seed 004 §3.1, §3.2, §3.5, §3.6): tables and
+"""The schema layer of Tam, Azimi and Jacobsen (Tam et al. §3.1, §3.2, §3.5, §3.6): tables and
 their indices, interval indicators, index digests, hash keys, and the index-selection policy.
 
 A project `Schema` is one table of the paper (§3.1; its domain is the schema name's prefix).

@@ -23,7 +23,7 @@ DeliveryStrategy = Literal["unicast", "multicast", "lbdd"]
 # probe routing and the event delivery together (multicast and lbdd probed by multicast).
 DELIVERY_STRATEGIES: tuple[DeliveryStrategy, ...] = ("unicast", "multicast", "lbdd")
 # Probe routing (thesis §3.4.1 point to point, §3.4.2 prefix-grouped multicast) and event
-# delivery (§3.4.3 point to point or grouped like §3.4.2; LBDD, seed 003), chosen separately.
+# delivery (§3.4.3 point to point or grouped like §3.4.2; LBDD, Li Kai et al.), chosen separately.
 ProbeRouting = Literal["unicast", "multicast"]
 PROBE_ROUTINGS: tuple[ProbeRouting, ...] = ("unicast", "multicast")
 EventDelivery = Literal["unicast", "grouped", "lbdd"]
@@ -48,7 +48,7 @@ class ThesisConfig:
     # Per-peer random capacity rand(10, 30) (thesis Table 4.1, node_capacity).
     capacity_min: int = 10
     capacity_max: int = 30
-    # Growth-only 2d-tree never deeper than this (DESIGN.md; overflow is counted).
+    # Growth-only 2d-tree never deeper than this (docs/design.md#core; overflow is counted).
     max_depth: int = 20
     # RndLeafProbe random level in [0, sub_probe_max_level] (thesis §3.3, Program 3.2).
     sub_probe_max_level: int = 10
@@ -64,7 +64,7 @@ class ThesisConfig:
     # A fixed h per qualified attribute instead of the subscriber's random choice (for traces
     # that aim events at segment boundaries).
     cutoff_h: tuple[tuple[str, float], ...] = ()
-    # Event delivery (thesis §3.4.3; LBDD seed 003): unicast | grouped | lbdd, or the legacy
+    # Event delivery (thesis §3.4.3; LBDD): unicast | grouped | lbdd, or the legacy
     # "multicast" (= probe multicast + delivery grouped), read as it was first written.
     delivery: DeliveryValue = "unicast"
     # Probe routing (thesis §3.4.1 / §3.4.2); None: as the legacy `delivery` implied it

@@ -4,7 +4,7 @@ A point (l, u) with u - l > c lies in the hot area above the cut-off line y = x 
 replaced by the points (l, l+h), (l+h, l+2h), ..., (l+kh, u) with h < c chosen by the subscriber.
 Read with closed intervals, an event value on a segment boundary lies in two segments and is
 delivered twice, contrary to the thesis' claim (erratum E3): segments are half-open [a, a+h)
-except the last, which is closed, and a stored point carries its closure (DESIGN.md).
+except the last, which is closed, and a stored point carries its closure (docs/design.md#core).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ BUILTIN_OF: dict[DeliveryStrategy, str] = {
 _DOC: dict[DeliveryStrategy, str] = {
     "unicast": "probes and deliveries point to point (§3.4.1, §3.4.3)",
     "multicast": "prefix-grouped application-layer multicast (§3.4.2, Program 3.4)",
-    "lbdd": "an LBDD dissemination tree among the matched subscribers (seed 003)",
+    "lbdd": "an LBDD dissemination tree among the matched subscribers (LBDD)",
 }
 
 
@@ -43,7 +43,7 @@ def _make(delivery: DeliveryStrategy) -> Variant:
 
 THESIS = SystemInfo(
     name="thesis",
-    paper="Wei Li, MSc thesis, UBC 2008 (seed 000); LBDD delivery from seed 003",
+    paper="Li, UBC MSc thesis 2008; LBDD delivery from Li Kai et al., J. Southeast Univ. 2014",
     summary="a distributed 2d-tree over Pastry: RndLeafProbe, RndRegionProbe, "
     "LeafNodeRoutingTable, cut-off remapping, leaf-set replication",
     features=frozenset(FEATURES) - OPTIONAL_FEATURES,  # advertisements are no-ops to it

@@ -4,7 +4,7 @@ A range [l, u] on attribute A is the point (l, u) of A's square [min, max]^2; an
 has the target area [min, v] x [v, max]. A tree node is identified by the attribute's qualified
 name and a bit string (child "0" / "1"); at depth d it splits on x when d is even, on y when d
 is odd (thesis §3.2.1). Child 0 is the lower half [lo, mid), child 1 the upper half [mid, hi];
-an upper bound is closed only at the domain max (DESIGN.md).
+an upper bound is closed only at the domain max (docs/design.md#core).
 
 Zone bounds are exact: every value is mapped once, with exact rational arithmetic, to its cell
 on a grid of 2^K cells per axis (K = ceil(max_depth / 2)); all zone bounds are grid lines, so

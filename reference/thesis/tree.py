@@ -4,7 +4,7 @@ A tree node lives on the peer numerically closest to hash(identifier). A leaf st
 subscription points; when its load exceeds its capacity it splits into two children and hands
 its points to them (TransferSubMessage). The tree only grows (no merge, thesis §3.2.2) and
 never grows past `max_depth`: a leaf at that depth keeps its points and the overflow is
-counted (DESIGN.md).
+counted (docs/design.md#core).
 
 Race fix (erratum E4, decision D-SPLIT in docs/thesis.md): between sending its
 TransferSubs and receiving both children's creation confirmations a node is `splitting`: it

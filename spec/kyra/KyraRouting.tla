@@ -27,7 +27,7 @@
 (* - A subscription is installed once every SubMove and SubPropagate it    *)
 (*   caused has arrived (K-D12); an event must reach the subscriptions     *)
 (*   installed before its publication, may reach those started before it, *)
-(*   and must not reach the others (the seq rule of K-D12, DESIGN.md       *)
+(*   and must not reach the others (the seq rule of K-D12, docs/design.md#active *)
 (*   "Active"). Unsubscription happens at quiescence, as the driver does.  *)
 (*                                                                         *)
 (* Messages form a set (every message carries its sender, so two distinct  *)

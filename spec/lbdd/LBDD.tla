@@ -1,6 +1,6 @@
 -------------------------------- MODULE LBDD --------------------------------
 (***************************************************************************)
-(* LBDD dissemination (seed 003, §3.2–3.5): buckets by the XOR distance of *)
+(* LBDD dissemination (LBDD §3.2–3.5): buckets by the XOR distance of *)
 (* digests to the source's, Algorithm 1 (buckets from one's own view),     *)
 (* Algorithm 2 (a contiguous slice floor(j m / k) .. floor((j+1) m / k) of *)
 (* the next non-empty bucket), Algorithm 3 (views updated when a failure   *)

@@ -1,5 +1,5 @@
 ---------------------------- MODULE LiveLBDD   -----------------------------
-(* Liveness of LBDD dissemination (issue 17): with no failure, under weak   *)
+(* Liveness of LBDD dissemination: with no failure, under weak   *)
 (* fairness of Start and of every node's Forward, every node eventually     *)
 (* receives the payload. Seven nodes, digests 0..6.                         *)
 EXTENDS LBDD

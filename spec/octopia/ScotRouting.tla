@@ -1,6 +1,6 @@
 ----------------------------- MODULE ScotRouting -----------------------------
 (***************************************************************************)
-(* OctopiA notification routing (seed 002 §VII) on a small SCOT G_A [] K_m *)
+(* OctopiA notification routing (OctopiA §VII) on a small SCOT G_A [] K_m *)
 (* (§III-A, Eq. 1-2): G_A is the path 1 - 2 - ... - NX (an acyclic tree),  *)
 (* clusters 0..M-1, broker <<x, i>>. aLinks join <<x, i>> and <<y, i>> for *)
 (* |x - y| = 1; iLinks join <<x, i>> and <<x, j>> for i # j (region x).   *)

@@ -1,7 +1,7 @@
 ------------------------------- MODULE Scribe -------------------------------
 (***************************************************************************)
 (* One Scribe group (Castro et al., IEEE JSAC 2002) as Tam, Azimi and      *)
-(* Jacobsen use it (seed 004 §3.3): the tree of one key, rooted at the     *)
+(* Jacobsen use it (Tam et al. §3.3): the tree of one key, rooted at the     *)
 (* key's home, under member join and leave, peer arrival and peer failure. *)
 (* Peers have positive ids, the key is 0: the home is the smallest live id. Pastry  *)
 (* routing is abstracted to a prefix-like route that strictly approaches   *)
@@ -138,7 +138,7 @@ RecvDrop(m) ==
     /\ msgs' = msgs \ {m}
     /\ UNCHANGED <<inT, par, ch, got>> /\ RecvFrame
 
-\* the first peer already in the tree absorbs a JOIN: routing stops (seed 004 §3.3)
+\* the first peer already in the tree absorbs a JOIN: routing stops (Tam et al. §3.3)
 RecvJoinAbsorb(m) ==
     /\ Can(m) /\ Live(m) /\ m.t = "join"
     /\ inT[m.d]
@@ -179,7 +179,7 @@ RecvLeave(m) ==
           /\ msgs' = Tell(msgs \ {m}, "leave", q, IF prune THEN par[q] ELSE 0)
     /\ UNCHANGED got /\ RecvFrame
 
-\* multicast: delivered at a member, sent down every tree edge (seed 004 §3.3,
+\* multicast: delivered at a member, sent down every tree edge (Tam et al. §3.3,
 \* scribe.py::_multicast); a peer not in the tree drops it
 RecvMc(m) ==
     /\ Can(m) /\ Live(m) /\ m.t = "mc"
@@ -256,7 +256,7 @@ Step(S) == S \cup {x \in alive : inT[x] /\ par[x] \in S /\ x \in ch[par[x]]}
 \* the peers reached from the root along mirrored parent/child links (N <= 7 steps)
 Reach == Step(Step(Step(Step(Step(Step(Step(Root)))))))
 
-\* seed 004 §3.3 with decision T12: once repaired, every member reaches the root at the key's
+\* Tam et al. §3.3 with decision T12: once repaired, every member reaches the root at the key's
 \* home along mirrored links
 ReachableFromRoot == Repaired => \A m \in alive : mem[m] => m \in Reach
 

@@ -1,5 +1,5 @@
 ---------------------------- MODULE LiveTwoDTree ----------------------------
-(* Liveness of the 2d-tree's split (issue 17): under weak fairness of the    *)
+(* Liveness of the 2d-tree's split: under weak fairness of the    *)
 (* receipt of TransferSub and of its confirmation, every split is eventually *)
 (* confirmed (the node's `pending` returns to 0, its held probes and inserts *)
 (* are replayed and its LeafUpdate is sent). The reference's constants       *)

@@ -1,4 +1,4 @@
-"""HOSTILE outside implementations: the kit the suite must survive (issue 10; tested by
+"""HOSTILE outside implementations: the kit the suite must survive (tested by
 tests/test_conformance_hostile.py, each for its verdict, its time bound and no process left).
 
 Standard library only. `--mode` (or HOSTILE_MODE) chooses the misbehaviour; every process it

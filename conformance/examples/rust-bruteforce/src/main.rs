@@ -18,7 +18,7 @@ struct Sub {
     preds: Vec<(String, f64, f64)>,
 }
 
-/// The observable contract (DESIGN.md): every predicate lo <= v <= hi holds; an attribute the
+/// The observable contract (docs/design.md#contract in the repository): every predicate lo <= v <= hi holds; an attribute the
 /// event lacks fails the predicate when matching is `strict` and is ignored when `lenient`.
 fn matches(sub: &Sub, values: &BTreeMap<String, f64>, strict: bool) -> bool {
     sub.preds.iter().all(|(attr, lo, hi)| match values.get(attr) {
