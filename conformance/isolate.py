@@ -1,4 +1,4 @@
-"""Built-in implementations under the same limits as outside programs (issue 10, item 2).
+"""Built-in implementations under the same limits as outside programs.
 
 A built-in runs in a forked child in its own process group: a pathological but valid trace
 (a huge `max_depth`, say) then ends as `unknown (timeout)` after the total timeout instead of

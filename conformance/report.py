@@ -175,7 +175,7 @@ _MD_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*_[]<>|#!"})
 
 def _md(text: object) -> str:
     """Text from traces and implementations, inert in Markdown: control characters and line
-    breaks become spaces, Markdown punctuation and HTML are escaped (issue 10)."""
+    breaks become spaces, Markdown punctuation and HTML are escaped."""
     flat = "".join(" " if (ord(c) < 32 or 0x7F <= ord(c) < 0xA0) else c for c in str(text))
     return flat.translate(_MD_SPECIAL)
 

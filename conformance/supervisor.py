@@ -1,4 +1,4 @@
-"""A process supervisor for implementations under test (issue 10): whatever the program does,
+"""A process supervisor for implementations under test: whatever the program does,
 the suite's time and memory stay bounded and nothing it started survives.
 
 - The program runs in its own session, hence its own process group (pgid = its pid). At the

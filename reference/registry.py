@@ -1,5 +1,5 @@
-"""The registry of simulated systems: one `SystemInfo` per system package (DESIGN.md, "Five
-systems, one contract"). It is the only module of reference/ that imports every system; shared
+"""The registry of simulated systems: one `SystemInfo` per system package
+(docs/design.md#systems). It is the only module of reference/ that imports every system; shared
 packages (common, sim, overlay) import none (tests/test_layout.py)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Tests that kill mutants of reference/octopia/ found by scripts/mutation.py (issue 17,
-docs/mutation.md). Each pins behaviour the papers or DESIGN.md state, not an accident of the
+"""Tests that kill mutants of reference/octopia/ found by scripts/mutation.py
+(docs/mutation.md). Each pins behaviour the papers or docs/design.md state, not an accident of the
 code."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_civ_bits_indexed_from_the_right() -> None:
 
 def test_default_configuration_is_fig10_with_the_thesis_latency() -> None:
     """Defaults: Fig. 10's SCOT (A12: 14 x K5 = 70 brokers), θ = 10, ω = 50 ms (§VIII), the
-    project's latency model with the thesis' mean RTT of 180 ms (DESIGN.md, thesis §4.1.1)."""
+    project's latency model with the thesis' mean RTT of 180 ms (docs/design.md, thesis §4.1.1)."""
     cfg = OctopiaConfig()
     assert cfg.m == 5 and len(Scot(cfg.factor(), cfg.m).brokers) == 70
     assert (cfg.theta, cfg.window_ms, cfg.mean_rtt_ms) == (10.0, 50.0, 180.0)
@@ -373,9 +373,9 @@ def test_cib_set_only_for_advertisements_of_another_cluster() -> None:
 
 
 def test_delivery_needs_an_active_matching_subscription() -> None:
-    """DESIGN.md (the oracle): an event is delivered to the subscriptions that match it and are
-    active for it; the subscriber's broker hands a notification to its client only then
-    (`BrokerNetwork.deliver`, §I-II), whatever copy reaches it."""
+    """docs/design.md#delivery (the oracle): an event is delivered to the subscriptions that
+    match it and are active for it; the subscriber's broker hands a notification to its client
+    only then (`BrokerNetwork.deliver`, §I-II), whatever copy reaches it."""
     for cls in (OctopiaSystem, TidSystem):
         net = _net(cls, {"p": ("a", 0), "c1": ("a", 0), "c2": ("a", 0)})
         net.advertise("p", Advertisement("ad", "p", "q", (Predicate("v", 0, 100),)))
@@ -444,7 +444,7 @@ def test_installation_latency_is_the_time_until_the_last_message_arrives(kind: s
     """O-INSTALL (docs/octopia.md): a subscription is installed when its cluster broadcast and
     CIB_SETs (TID: its forwards along the reverse paths) have arrived; its latency is that time
     after the subscribe op, recorded once. It was recorded as 0 ms at the subscribe op (found by
-    mutation, issue 17), so `simulate` printed a mean of 0.0 for OctopiA and TID."""
+    mutation), so `simulate` printed a mean of 0.0 for OctopiA and TID."""
     from pubsub_spec.conformance.generators import GENERATORS
     from pubsub_spec.reference.common.ops import Subscribe
     from pubsub_spec.reference.sim.run import Driver

@@ -1,11 +1,12 @@
 """What Kyra, Siena and the multicast groups share as simulated systems: a static set of
 servers (brokers) placed by the latency model, unicast messages on one event engine, the
 subscriber-side bookkeeping of D-OPS/K-D12, and the per-server figures of the evaluation
-(brief §3: routing-table records, matching operations, uninterested servers reached).
+(routing-table records, matching operations, uninterested servers reached; docs/kyra.md
+"Figures").
 
-Mapping of a trace onto the service network (brief §1 "Mapping", recorded in docs/kyra.md):
-the trace's initial nodes n0..n{k-1} are the servers; a subscription's `subscriber` is its
-original server (the client's proxy, Kyra §I) and an event's `publisher` its publishing server.
+Mapping of a trace onto the service network (docs/kyra.md "Mapping a trace onto a service
+network"): the trace's initial nodes n0..n{k-1} are the servers; a subscription's `subscriber`
+is its original server (the client's proxy, §I) and an event's `publisher` its publishing server.
 The papers' networks are static: join/leave/fail are not supported (feature `churn` is not
 declared, decision K-D13 phase 1, so churn traces are skipped).
 """
@@ -52,7 +53,7 @@ class ClusteredLatency(LatencyModel):
 
 @dataclass
 class BrokerMetrics(Metrics):
-    """The common counters plus the figures of the brief's reconstructed evaluation."""
+    """The common counters plus the figures of the reconstructed evaluation (docs/kyra.md)."""
 
     match_ops: Counter[str] = field(default_factory=Counter)
     events_received: Counter[str] = field(default_factory=Counter)

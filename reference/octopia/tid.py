@@ -10,7 +10,7 @@ taken unclustered (every link alike).
   subscriptions of every broker it reaches (PADRES).
 - A notification carries the TID of one advertisement it conforms to (the first by id) and is
   forwarded by the PRT entries of that TID: the tree makes it exactly once.
-TID dynamic routing (switching between bound TIDs) is not specified by the seed: static only.
+TID dynamic routing (switching between bound TIDs) is not specified by the paper: static only.
 """
 
 from __future__ import annotations

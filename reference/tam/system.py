@@ -1,4 +1,4 @@
-"""Tam, Azimi and Jacobsen's schema-based content-based pub/sub over a DHT (seed 004), behind
+"""Tam, Azimi and Jacobsen's schema-based content-based pub/sub over a DHT (DBISP2P 2003), behind
 the common System interface (reference/sim/system.py).
 
 `TamSystem` (§3.3): a subscription registers on the keys of its selected indices (§3.2, §3.5,
@@ -175,7 +175,7 @@ class _TamBase(System[Item]):
         return keys
 
     def _eligible(self, sid: str, event: Event) -> Subscription | None:
-        """The subscription if it is active and came before the publish (DESIGN.md)."""
+        """The subscription if it is active and came before the publish (docs/design.md#active)."""
         rec = self.subs.get(sid)
         if rec is None or not rec.active or rec.seq >= self.event_seq[event.id]:
             return None
