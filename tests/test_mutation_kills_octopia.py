@@ -409,7 +409,7 @@ def test_sbp_cib_set_sets_the_host_bit_and_completes_installation() -> None:
     net.run_until(lambda: net.metrics.messages["CIB_SET"] == 1)
     assert not net.installed("s1")  # the CIB_SET is on its way
     net.run_to_quiescence()
-    assert net.installed("s1") and net.subs["s1"].pending == 0
+    assert net.installed("s1") and net.subs["s1"].install.pending == 0
     assert net.srt[("a", 0)]["ad"].scb and net.srt[("a", 1)]["ad"].stc_mask == 0b001
     net.publish(Event("e1", "p", "q", (("v", 1),)), 2)
     net.run_to_quiescence()

@@ -24,6 +24,7 @@ from pubsub_spec.reference.common.ops import Trace, initial_node_names
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.kyra.config import KyraConfig, config_of
 from pubsub_spec.reference.kyra.messages import Message, size_of, type_of
+from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.metrics import Metrics
 from pubsub_spec.reference.sim.system import System
@@ -72,7 +73,7 @@ class Arrival:
 class SubState:
     sub: Subscription
     seq: int
-    started_at: float
+    install: Installation  # the SubMove / SubPropagate / GroupJoin messages it waits for
     active: bool = True
 
 
@@ -101,7 +102,6 @@ class BrokerSystem(System[Arrival]):
             self.latency.place(s)
         self.metrics: BrokerMetrics = BrokerMetrics()
         self.subs: dict[str, SubState] = {}
-        self.pending: Counter[str] = Counter()
         self.event_seq: dict[str, int] = {}
         self.published_at: dict[str, float] = {}
 
@@ -129,19 +129,22 @@ class BrokerSystem(System[Arrival]):
 
     # -- subscriptions ---------------------------------------------------------------------
     def installed(self, sub_id: str) -> bool:
-        """K-D12 (D-OPS): a subscribe completes when every fragment is stored everywhere."""
+        """K-D12 (D-OPS): a subscribe completes when every fragment is stored everywhere (its
+        latency is recorded when the driver first finds it installed, at that message's
+        arrival)."""
         st = self.subs.get(sub_id)
-        if st is None:
-            return False
-        if self.pending[sub_id] == 0:
-            if st.started_at >= 0:
-                self.metrics.install_latency_ms.append(self.engine.now - st.started_at)
-                st.started_at = -1.0
-            return True
-        return False
+        latencies = self.metrics.install_latency_ms
+        return st is not None and st.install.settle(self.engine.now, latencies)
 
     def _start_sub(self, sub: Subscription, seq: int) -> None:
-        self.subs[sub.id] = SubState(sub, seq, self.engine.now)
+        self.subs[sub.id] = SubState(sub, seq, Installation(self.engine.now))
+
+    def _expect(self, sub_id: str) -> None:
+        """One more message the subscription's installation waits for (K-D12)."""
+        self.subs[sub_id].install.expect()
+
+    def _arrived(self, sub_id: str) -> None:
+        self.subs[sub_id].install.arrived()
 
     def active_for(self, sub: Subscription, event: Event) -> bool:
         """K-D12: a subscription is matched only for events published after it (its seq is

@@ -151,7 +151,7 @@ class McGroupsSystem(BrokerSystem):
                 self.members[key].add(sub.subscriber)
                 self.adj[key] = {sub.subscriber: []}
                 continue
-            self.pending[sub.id] += 1
+            self._expect(sub.id)
             self.send(sub.subscriber, m, GroupJoin(sub.schema, g, sub.subscriber, sub.id))
 
     def unsubscribe(self, sub_id: str) -> None:
@@ -179,7 +179,7 @@ class McGroupsSystem(BrokerSystem):
                 adj.setdefault(msg.server, []).append(dst)
                 adj[dst].append(msg.server)
                 adj[dst].sort()
-            self.pending[msg.sub_id] -= 1
+            self._arrived(msg.sub_id)
         elif isinstance(msg, EventToGroup):
             self._multicast(dst, msg.event, msg.group, None)
         elif isinstance(msg, EventMulticast):

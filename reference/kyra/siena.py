@@ -47,7 +47,7 @@ class SienaSystem(BrokerSystem):
         self.local[sub.subscriber][sub.id] = sub
         f = self._filter(sub)
         for n in self.adj[sub.subscriber]:  # §II.A: broadcast over the tree
-            self.pending[sub.id] += 1
+            self._expect(sub.id)
             self.send(sub.subscriber, n, SubPropagate("", f))
 
     def unsubscribe(self, sub_id: str) -> None:
@@ -69,12 +69,12 @@ class SienaSystem(BrokerSystem):
             if msg.remove:
                 tab.remove(src, msg.filter.ident)
             else:
-                self.pending[msg.filter.sub.id] -= 1
+                self._arrived(msg.filter.sub.id)
                 tab.add(src, msg.filter)
             for n in self.adj[dst]:
                 if n != src:
                     if not msg.remove:
-                        self.pending[msg.filter.sub.id] += 1
+                        self._expect(msg.filter.sub.id)
                     self.send(dst, n, msg)
         elif isinstance(msg, EventRoute):
             self._route(dst, msg.event, src)

@@ -178,7 +178,7 @@ class KyraSystem(BrokerSystem):
     def subscribe(self, sub: Subscription, seq: int) -> None:
         self._start_sub(sub, seq)
         for z in self.proxies_for(sub):
-            self.pending[sub.id] += 1
+            self._expect(sub.id)
             self.send(sub.subscriber, z, SubMove(sub))  # §III: subscription movement
 
     def unsubscribe(self, sub_id: str) -> None:
@@ -216,7 +216,7 @@ class KyraSystem(BrokerSystem):
         if msg.remove:
             self.proxy[z].pop(sub.id, None)
         else:
-            self.pending[sub.id] -= 1
+            self._arrived(sub.id)
             self.proxy[z][sub.id] = frag
             self._proxy_subs[sub.id] = sub
         for t in lay.trees:
@@ -225,7 +225,7 @@ class KyraSystem(BrokerSystem):
                 continue  # empty entries are not propagated (Fig. 4, E/t1 "D –")
             for n in t.adj[z]:
                 if not msg.remove:
-                    self.pending[sub.id] += 1
+                    self._expect(sub.id)
                 self.send(z, n, SubPropagate(t.name, entry, msg.remove))
 
     def _on_propagate(self, src: str, dst: str, msg: SubPropagate) -> None:
@@ -234,12 +234,12 @@ class KyraSystem(BrokerSystem):
         if msg.remove:
             tab.remove(src, msg.filter.ident)
         else:
-            self.pending[msg.filter.sub.id] -= 1
+            self._arrived(msg.filter.sub.id)
             tab.add(src, msg.filter)
         for n in self.trees[msg.tree].adj[dst]:
             if n != src:
                 if not msg.remove:
-                    self.pending[msg.filter.sub.id] += 1
+                    self._expect(msg.filter.sub.id)
                 self.send(dst, n, msg)
 
     def _route(self, y: str, tree: RoutingTree, event: Event, came: str | None) -> None:

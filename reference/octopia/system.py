@@ -49,6 +49,7 @@ from pubsub_spec.reference.octopia.routing import (
 )
 from pubsub_spec.reference.octopia.scot import Broker, Scot, broker_name
 from pubsub_spec.reference.octopia.subscriptions import SrtEntry, cib_set_targets
+from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.metrics import Metrics
 from pubsub_spec.reference.sim.system import System
@@ -80,10 +81,8 @@ class SubState:
     sub: Subscription
     seq: int
     host: Broker
-    pending: int = 0
+    install: Installation  # its broadcast, CIB_SETs (TID: reverse-path forwards) in flight
     active: bool = True
-    started_at: float = 0.0  # when the subscribe op arrived
-    recorded: bool = False  # its installation latency is in the metrics
 
 
 @dataclass
@@ -156,16 +155,14 @@ class BrokerNetwork(System[Arrival]):
         return len(self.scot.brokers)
 
     def installed(self, sub_id: str) -> bool:
-        return self.subs[sub_id].pending == 0
+        return self.subs[sub_id].install.installed
 
     def installed_now(self, st: SubState) -> None:
         """O-INSTALL (docs/octopia.md): a subscription is installed when the last message it
         caused (its cluster broadcast, its CIB_SETs; with TIDs, the forwards along reverse
         paths) has arrived: its installation latency is recorded then, once. (It was recorded
-        as 0 ms at the subscribe op, a bug that mutation testing found, issue 17.)"""
-        if st.pending == 0 and not st.recorded:
-            st.recorded = True
-            self.metrics.install_latency_ms.append(self.engine.now - st.started_at)
+        as 0 ms at the subscribe op, a bug that mutation testing found, docs/mutation.md.)"""
+        st.install.settle(self.engine.now, self.metrics.install_latency_ms)
 
     def apply_other(self, op: Op) -> None:
         """The trace's advertisement ops (decision O-EXPLICIT): `advertise` issues the
@@ -343,7 +340,7 @@ class OctopiaSystem(BrokerNetwork):
             self.srt[b].pop(msg.adv_id, None)
         elif isinstance(msg, Sub):
             st = self.subs[msg.sub.id]
-            st.pending -= 1
+            st.install.arrived()
             self.receive_sub(b, msg.sub, src)
             self.installed_now(st)
         elif isinstance(msg, Unsub):
@@ -378,7 +375,7 @@ class OctopiaSystem(BrokerNetwork):
     def on_cib_set(self, b: Broker, msg: CibSet) -> None:
         if msg.sub is not None:
             st = self.subs[msg.sub.id]
-            st.pending -= 1
+            st.install.arrived()
             self.installed_now(st)
         e = self.srt[b].get(msg.adv_id)
         if e is not None and e.last_hop is None:
@@ -390,7 +387,7 @@ class OctopiaSystem(BrokerNetwork):
     # -- subscription broadcast (§VI) ------------------------------------------------------
     def subscribe(self, sub: Subscription, seq: int) -> None:
         host = self.host_of(sub.subscriber)
-        st = self.subs[sub.id] = SubState(sub, seq, host, started_at=self.engine.now)
+        st = self.subs[sub.id] = SubState(sub, seq, host, Installation(self.engine.now))
         self.receive_sub(host, sub, None)
         self.installed_now(st)  # a one-broker cluster: installed at once
 
@@ -400,10 +397,10 @@ class OctopiaSystem(BrokerNetwork):
         for e in self.cib_set_targets(b, sub):  # §VI (ii): CIB_SET where the SCB is OFF
             e.scb = True
             assert e.last_hop is not None
-            st.pending += 1
+            st.install.expect()
             self.send(b, e.last_hop, CibSet(e.adv.id, b[1], sub))
         for nb in self.sub_forward(b, src):  # broadcast over the cluster's aLinks only
-            st.pending += 1
+            st.install.expect()
             self.send(b, nb, Sub(sub))
 
     def cib_set_targets(self, b: Broker, sub: Subscription) -> list[SrtEntry]:

@@ -23,6 +23,7 @@ from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of
 from pubsub_spec.reference.octopia.messages import Adv, Message, Notification, Sub, Unadv, Unsub
 from pubsub_spec.reference.octopia.scot import Broker
 from pubsub_spec.reference.octopia.system import BrokerNetwork, PrtEntry, SubState
+from pubsub_spec.reference.sim.installation import Installation
 
 
 class TidSrtEntry:
@@ -76,7 +77,7 @@ class TidSystem(BrokerNetwork):
             assert msg.tid is not None
             st = self.subs.get(msg.sub.id)
             if st is not None:
-                st.pending -= 1
+                st.install.arrived()
             self.receive_sub(b, msg.sub, msg.tid, src)
             if st is not None:
                 self.installed_now(st)
@@ -119,7 +120,7 @@ class TidSystem(BrokerNetwork):
     # -- subscriptions along reverse paths of bound TIDs ([20]; §II, Fig. 1(c)) ------------
     def subscribe(self, sub: Subscription, seq: int) -> None:
         host = self.host_of(sub.subscriber)
-        st = self.subs[sub.id] = SubState(sub, seq, host, started_at=self.engine.now)
+        st = self.subs[sub.id] = SubState(sub, seq, host, Installation(self.engine.now))
         self.local[host][sub.id] = sub
         for tid, e in sorted(self.srt[host].items()):
             if overlaps(e.adv, sub):
@@ -134,7 +135,7 @@ class TidSystem(BrokerNetwork):
         if e.last_hop is not None:
             st = self.subs.get(sub.id)
             if st is not None:
-                st.pending += 1
+                st.install.expect()
             self.send(b, e.last_hop, Sub(sub, tid))
 
     def unsubscribe(self, sub_id: str) -> None:

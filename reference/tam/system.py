@@ -32,8 +32,10 @@ from pubsub_spec.reference.overlay.scribe import (
     message_name,
     message_size,
 )
+from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.sizes import event_size
 from pubsub_spec.reference.sim.system import System
 from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, TamConfig, config_of
 from pubsub_spec.reference.tam.messages import (
@@ -45,7 +47,6 @@ from pubsub_spec.reference.tam.messages import (
     TamTransfer,
     TamUnsubscribe,
     basic_size,
-    event_size,
 )
 from pubsub_spec.reference.tam.tables import Table
 
@@ -73,8 +74,7 @@ class SubRecord:
     sub: Subscription
     seq: int
     keys: tuple[int, ...]
-    pending: int
-    started_at: float
+    install: Installation  # its JOINs (Scribe) or TamSubscribes (basic scheme) in flight
     active: bool = True
 
 
@@ -188,12 +188,15 @@ class _TamBase(System[Item]):
         self.metrics.delivery_latency_ms.append(self.engine.now - self.published_at[event.id])
 
     def _done(self, rec: SubRecord) -> None:
-        rec.pending -= 1
-        if rec.pending == 0:
-            self.metrics.install_latency_ms.append(self.engine.now - rec.started_at)
+        """One JOIN absorbed or one TamSubscribe stored for the subscription (§3.2, §3.3)."""
+        rec.install.arrived()
+        self._settle(rec)
+
+    def _settle(self, rec: SubRecord) -> None:
+        rec.install.settle(self.engine.now, self.metrics.install_latency_ms)
 
     def installed(self, sub_id: str) -> bool:
-        return self.subs[sub_id].pending <= 0
+        return self.subs[sub_id].install.installed
 
     def peer_count(self) -> int:
         return len(self.ring)
@@ -310,7 +313,7 @@ class TamSystem(_TamBase, ScribeHost[Event]):
         pid = self.pid_of[sub.subscriber]
         keys = self._keys_of(sub)
         to_join = [k for k in keys if not self.registered.get((pid, k))]
-        rec = SubRecord(sub, seq, keys, len(to_join), self.engine.now)
+        rec = SubRecord(sub, seq, keys, Installation(self.engine.now, len(to_join)))
         self.subs[sub.id] = rec
         self.local[pid].add(sub.id)
         for k in keys:
@@ -319,8 +322,7 @@ class TamSystem(_TamBase, ScribeHost[Event]):
             self.waiting[(pid, k)].append(sub.id)
         for k in to_join:
             self.scribe.join(pid, k)  # §3.3: JOIN routed toward the key
-        if rec.pending == 0:
-            self.metrics.install_latency_ms.append(0.0)
+        self._settle(rec)  # every key already joined (or absorbed at once): installed now
 
     def unsubscribe(self, sub_id: str) -> None:
         rec = self.subs[sub_id]
@@ -465,9 +467,11 @@ class TamBasicSystem(_TamBase):
     def subscribe(self, sub: Subscription, seq: int) -> None:
         pid = self.pid_of[sub.subscriber]
         keys = self._keys_of(sub)
-        self.subs[sub.id] = SubRecord(sub, seq, keys, len(keys), self.engine.now)
+        rec = SubRecord(sub, seq, keys, Installation(self.engine.now, len(keys)))
+        self.subs[sub.id] = rec
         for k in keys:
             self._route(pid, k, TamSubscribe(k, sub, seq))
+        self._settle(rec)  # no key, or every key's home is the subscriber: installed now
 
     def unsubscribe(self, sub_id: str) -> None:
         rec = self.subs[sub_id]
@@ -523,7 +527,7 @@ class TamBasicSystem(_TamBase):
         for sid, key in sorted(lost):
             rec = self.subs[sid]
             if rec.active:
-                rec.pending += 1
+                rec.install.expect()  # T12: re-registered and waited for like an installation
                 src = self.pid_of[rec.sub.subscriber]
                 self._route(src, key, TamSubscribe(key, rec.sub, rec.seq))
 
