@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pubsub_spec.conformance.lifeline import die_with_parent, load_libc
 from pubsub_spec.conformance.supervisor import (
     Limits,
     register_live,
@@ -100,8 +101,11 @@ def run_isolated(run: Runner, trace: Trace, limits: Limits) -> Isolated:
     start = time.monotonic()
     deadline = start + limits.total_timeout
     r, w = os.pipe()
+    parent = os.getpid()
+    load_libc()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
+        die_with_parent(parent)  # even if the runner is SIGKILLed (conformance/lifeline.py)
         os.close(r)
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)

@@ -120,7 +120,7 @@ def plot_png(verdicts: list[Verdict]) -> bytes:
 
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
     labels = [short_label(i) for i in impls]
-    width = 1.8 + 0.07 * max(len(x) for x in labels) + 1.0 * max(1, len(sets))
+    width = 1.8 + 0.07 * max((len(x) for x in labels), default=0) + 1.0 * max(1, len(sets))
     fig, ax = plt.subplots(figsize=(width, 1.4 + 0.4 * max(1, len(impls))))
     for y, impl in enumerate(impls):
         for x, name in enumerate(sets):

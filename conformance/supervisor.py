@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
+from pubsub_spec.conformance.lifeline import child_setup, load_libc, unwatch, watch
+
 KIB = 1 << 10
 MIB = 1 << 20
 
@@ -101,11 +103,13 @@ def register_live(pgid: int, proc: Killable) -> None:
     _install_handlers()
     with _LIVE_LOCK:
         _LIVE[pgid] = proc
+    watch(pgid)  # and SIGKILLed by the watchdog if this process dies first (lifeline.py)
 
 
 def unregister_live(pgid: int) -> None:
     with _LIVE_LOCK:
         _LIVE.pop(pgid, None)
+    unwatch(pgid)
 
 
 def reset_in_child() -> None:
@@ -137,6 +141,11 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     # default action: restore it and deliver the signal again
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+def install_handlers() -> None:
+    """Install the SIGINT/SIGTERM handler now (conformance/lifeline.py chains to it)."""
+    _install_handlers()
 
 
 def _install_handlers() -> None:
@@ -172,6 +181,7 @@ class Supervised:
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits) -> None:
         self.limits = limits
+        load_libc()
         self.p = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
@@ -179,7 +189,8 @@ class Supervised:
             stderr=subprocess.PIPE,
             env=dict(env),
             start_new_session=True,  # own session and process group: pgid == pid
-            preexec_fn=rlimits(limits.memory_bytes, limits.cpu_seconds),
+            # dies with this process even on SIGKILL (conformance/lifeline.py), then rlimits
+            preexec_fn=child_setup(limits.memory_bytes, limits.cpu_seconds),
             close_fds=True,
         )
         self.pid = self.p.pid

@@ -21,13 +21,16 @@ from pathlib import Path
 from pubsub_spec.argtypes import feature_subset, non_empty, out_dir, seconds
 from pubsub_spec.ci import EPILOG, output_file, write_json, write_junit
 from pubsub_spec.conformance.impls import builtin, outside
+from pubsub_spec.conformance.lifeline import Interrupted, interruptible
 from pubsub_spec.conformance.run_vectors import (
     VECTORS,
+    collect_traces,
     is_release,
-    run_vectors,
     unpacked_release,
 )
-from pubsub_spec.conformance.verdict import overall
+from pubsub_spec.conformance.runner import run_traces
+from pubsub_spec.conformance.verdict import Verdict, overall
+from pubsub_spec.outputs import OutputProblem, check_outputs, locked
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,12 +86,24 @@ def _builtin_name(text: str) -> str:
 
 
 def run(a: argparse.Namespace) -> int:
-    """Run the vectors as `a` says; the exit status of docs/ci.md."""
+    """Run the vectors as `a` says; the exit status of docs/ci.md (130/143 when interrupted
+    by SIGINT/SIGTERM, after writing what is known, marked interrupted)."""
     missing = [t for t in a.targets if not Path(t).exists()]
     if missing:
         print(f"error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
+    try:  # every output is writable, and the report folder ours alone, before anything runs
+        check_outputs({"--json": a.json, "--junit": a.junit}, {"--report": a.report})
+    except OutputProblem as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     with contextlib.ExitStack() as stack:
+        if a.report:
+            try:
+                stack.enter_context(locked(a.report, "verify"))
+            except OutputProblem as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 2
         targets: list[Path] = []
         for t in a.targets:
             if Path(t).is_file() and is_release(Path(t)):
@@ -104,28 +119,69 @@ def run(a: argparse.Namespace) -> int:
 
 def _run(a: argparse.Namespace, targets: list[Path]) -> int:
     impl = outside(a.impl) if a.impl else (a.builtin or "reference")
-    verdicts = run_vectors(impl, targets, a.op_timeout, a.total_timeout, True)
+    verdicts, stopped, total = _verdicts(impl, targets, a)
     verdict = overall(verdicts, a.features)
     passed = sum(v.verdict == "pass" for v in verdicts)
-    rejected = sum(v.kind in ("bad-trace", "bad-expected") for v in verdicts)
+    rejected = [v for v in verdicts if v.kind in ("bad-trace", "bad-expected")]
+    for v in rejected:  # the reasons on the console too, not only in --json/--report
+        print(f"rejected: {v.trace_id}: {v.reason}", file=sys.stderr)
     print(
-        f"{impl}: {verdict} ({passed}/{len(verdicts)} traces pass, {rejected} rejected, "
+        f"{impl}: {verdict} ({passed}/{len(verdicts)} traces pass, {len(rejected)} rejected, "
         f"{sum(v.checked for v in verdicts)} publishes checked)"
     )
+    notes = [f"Vectors: {', '.join(a.targets)}; implementation `{impl}`."]
+    if stopped is not None:
+        notes.insert(0, f"**Interrupted** by {stopped.name} after {len(verdicts)} of {total} "
+                        "traces; the others did not run.")  # fmt: skip
+        print(f"interrupted by {stopped.name} after {len(verdicts)} of {total} traces",
+              file=sys.stderr)  # fmt: skip
     if a.report:
         from pubsub_spec.conformance.report import write_report
 
-        note = f"Vectors: {', '.join(a.targets)}; implementation `{impl}`."
-        written = write_report(Path(a.report), verdicts, "Conformance vectors", [note], a.features)
+        title = "Conformance vectors" + (" (interrupted)" if stopped else "")
+        written = write_report(Path(a.report), verdicts, title, notes, a.features)
         print(f"report: {written}")
     code = 0 if verdict == "pass" else 1
+    if stopped is not None:
+        code = stopped.exit_code
     if a.json or a.junit:
         from pubsub_spec.cmd_conform import verdict_case, verdicts_json
 
         if a.json:
-            write_json(a.json, "verify", code, {"targets": a.targets, **verdicts_json(
-                verdicts, a.features)})  # fmt: skip
+            body = {"targets": a.targets, **verdicts_json(verdicts, a.features)}
+            body["interrupted"] = stopped.name if stopped else None
+            write_json(a.json, "verify", code, body)
         if a.junit:
             cases = [verdict_case(v, "vectors") for v in verdicts]
             write_junit(a.junit, "pubsub-spec verify", cases)
     return code
+
+
+def _verdicts(
+    impl: str, targets: list[Path], a: argparse.Namespace
+) -> tuple[list[Verdict], Interrupted | None, int]:
+    """The verdicts (run_vectors, one by one), or those known when SIGINT/SIGTERM came, the
+    signal, and the number of traces there were."""
+    paths: list[Path] = []
+    index: list[Verdict] = []
+    for t in targets:
+        found, bad = collect_traces(Path(t))
+        paths += found
+        index += [
+            Verdict(impl, f"{Path(t).name}/index.json:{e.field}", "?", "skipped",
+                    reason=f"bad index: {e}", kind="bad-trace")
+            for e in bad
+        ]  # fmt: skip
+    total = len(index) + len(paths)
+    done: list[Verdict] = []
+
+    def show(n: int, of: int, v: Verdict) -> None:
+        done.append(v)
+        print(f"[{n:>3}/{of}] {v.trace_id:<32} {v.describe()}", flush=True)
+
+    try:
+        with interruptible():
+            ran = run_traces([impl], paths, None, a.op_timeout, a.total_timeout, progress=show)
+    except Interrupted as stop:
+        return index + done, stop, total
+    return index + ran, None, total

@@ -1,0 +1,179 @@
+"""Children die with their parent, and a signalled run ends cleanly (docs/conformance.md,
+"Guarantees").
+
+- `die_with_parent(parent)`: in a child (between fork and exec, or right after a fork), ask
+  Linux to SIGKILL it when its parent dies, however the parent dies, SIGKILL included
+  (`prctl(PR_SET_PDEATHSIG)`, Linux prctl(2)); if the parent is already gone, exit at once.
+  The setting survives `exec`, so a program under test and a built-in's worker die with the
+  runner. Elsewhere than Linux it does nothing (the runner's SIGINT/SIGTERM handler still
+  kills the groups it started: conformance/supervisor.py).
+- `watch(pgid)`/`unwatch(pgid)`: a watchdog process SIGKILLs the groups still watched when
+  this process ends, however it ends, so the program's own children die with it too.
+- `interruptible()`: while it is active, SIGINT and SIGTERM raise `Interrupted` in the main
+  thread (after the supervisor has killed the groups it runs), so a command can write what it
+  knows, marked interrupted, and exit with `128 + signal` (130 for SIGINT, 143 for SIGTERM).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_LIBC: Any = None
+
+
+def _libc() -> Any:
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child of `parent`: be SIGKILLed when the parent dies (Linux), exit if it has."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        _libc().prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the prctl: nobody would kill us
+        os._exit(137)
+
+
+def child_setup(memory: int | None, cpu: int | None) -> Callable[[], None]:
+    """A `preexec_fn`: die with this process, then the optional rlimits."""
+    parent = os.getpid()
+    from pubsub_spec.conformance.supervisor import rlimits
+
+    limits = rlimits(memory, cpu)
+
+    def apply() -> None:
+        die_with_parent(parent)
+        if limits is not None:
+            limits()
+
+    return apply
+
+
+def load_libc() -> None:
+    """Load libc before forking (a preexec_fn should not import or load libraries)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            _libc()
+
+
+# The watchdog: a small process in its own session that reads "+PGID"/"-PGID" lines from this
+# process and, when the pipe closes (this process ended, however: SIGKILL included), SIGKILLs
+# every group still listed, so a program's own children die too (the parent-death signal
+# reaches only the direct child). Linux does not reuse a number as a pid while a live process
+# still has it as its group id, so a listed group is ours until its last member is gone.
+_WATCHDOG = """
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin.buffer:
+    try:
+        pg = int(line[1:])
+    except ValueError:
+        continue
+    (groups.add if line[:1] == b"+" else groups.discard)(pg)
+for pg in groups:
+    try:
+        os.killpg(pg, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class _Watchdog:
+    def __init__(self) -> None:
+        import subprocess
+
+        self.owner = os.getpid()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _WATCHDOG],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a signal to our group does not stop it
+            close_fds=True,
+        )
+        assert self.proc.stdin is not None
+        self.fd = self.proc.stdin.fileno()
+        os.set_inheritable(self.fd, False)
+
+    def send(self, line: str) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.fd, line.encode())
+
+
+_DOG: _Watchdog | None = None
+_DOG_LOCK = threading.Lock()
+
+
+def watch(pgid: int) -> None:
+    """Have the watchdog SIGKILL group `pgid` if this process ends before `unwatch(pgid)`."""
+    global _DOG
+    if not sys.platform.startswith("linux"):
+        return
+    with _DOG_LOCK:
+        if _DOG is None or _DOG.owner != os.getpid():  # none yet, or the parent's (a fork)
+            try:
+                _DOG = _Watchdog()
+            except OSError:
+                return
+        _DOG.send(f"+{pgid}\n")
+
+
+def unwatch(pgid: int) -> None:
+    with _DOG_LOCK:
+        if _DOG is not None and _DOG.owner == os.getpid():
+            _DOG.send(f"-{pgid}\n")
+
+
+class Interrupted(BaseException):  # like KeyboardInterrupt: no `except Exception` eats it
+    """SIGINT or SIGTERM arrived; `exit_code` is 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    from pubsub_spec.conformance.supervisor import kill_all
+
+    kill_all()
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGINT/SIGTERM raise `Interrupted` inside this block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from pubsub_spec.conformance.supervisor import install_handlers
+
+    install_handlers()  # first, so that it stays the handler outside this block
+    previous = {s: signal.signal(s, _raise) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
