@@ -1,14 +1,16 @@
-"""Issue 14 part 5: the thesis simulator at full scale, measured in one run, each point in a
-child process of its own (wall time, CPU time and peak memory from os.wait4's rusage):
+"""The thesis simulator at full scale (docs/thesis.md, "Speed"), measured in one run, each point
+in a child process of its own (wall time, CPU time and peak memory from os.wait4's rusage):
 
 - Table 4.1: `simulate --preset thesis --nodes 1000 --subs-per-node 5 --events 10000 --seed 1`
-  on the fast engine (conformance/variants/thesis_fast.py; target < 30 s),
+  on the fast engine (the handlers on reference/thesis/substrate_fast.py; target <= 20 s CPU),
 - the same on the reference engine (`--engine reference`; no target): the speed-up of the fast
   engine, and the check that both print the same event-log hash (the same run, bit for bit),
-- the 5000-node point of §4.3.3: Table 4.1 with `--nodes 5000` (target < 180 s, < 2 GB),
-- `figures --scale full --jobs 2` (target < 15 minutes).
+- the 5000-node point of thesis §4.3.3: Table 4.1 with `--nodes 5000` (target <= 120 s CPU,
+  <= 1.5 GB peak RSS),
+- `figures --scale full --jobs 2` (target < 15 minutes of wall time).
 
-The machine's load average is printed beside: on a shared machine wall time exceeds CPU time.
+Targets on simulations are CPU seconds (the machine may be shared: wall time exceeds CPU time
+under load); wall time and the load average are printed beside.
 Run: python -m benchmarks.bench_thesis_speed [--quick] [--only table,reference,5000,figures]
 (--quick: a tenth of the events and `figures --scale small`, to try the script).
 """
@@ -31,6 +33,7 @@ class Point:
     args: list[str]
     max_secs: float
     max_mib: float | None
+    cpu: bool = True  # the time target is CPU seconds (else wall seconds)
 
 
 @dataclass(frozen=True)
@@ -73,12 +76,12 @@ def points(quick: bool, out_dir: str) -> list[Point]:
     sim += ["--seed", "1"]
     table = [*sim, "--nodes", "1000"]
     return [
-        Point("table", f"Table 4.1 (1000 x 5 x {events})", [*table, "--engine", "fast"], 30, None),
+        Point("table", f"Table 4.1 (1000 x 5 x {events})", [*table, "--engine", "fast"], 20, None),
         Point(
             "reference", "  the same, reference engine", [*table, "--engine", "reference"], 0, None
         ),
         Point(
-            "5000", f"5000 x 5 x {events}", [*sim, "--nodes", "5000", "--engine", "fast"], 180, 2048
+            "5000", f"5000 x 5 x {events}", [*sim, "--nodes", "5000", "--engine", "fast"], 120, 1536
         ),
         Point(
             "figures",
@@ -86,6 +89,7 @@ def points(quick: bool, out_dir: str) -> list[Point]:
             ["figures", "--scale", "small" if quick else "full", "--jobs", "2", "--out", out_dir],
             900,
             None,
+            cpu=False,
         ),
     ]
 
@@ -107,10 +111,12 @@ def main() -> int:
             m = done[pt.key] = measure(pt.args)
             verdict = ""
             if pt.max_secs:
-                verdict = f"< {pt.max_secs:.0f} s {'met' if m.secs < pt.max_secs else 'MISSED'}"
+                secs, what = (m.cpu_secs, "CPU") if pt.cpu else (m.secs, "wall")
+                ok_s = secs <= pt.max_secs
+                verdict = f"<= {pt.max_secs:.0f} s {what}: {'met' if ok_s else 'missed'}"
             if pt.max_mib is not None:
-                ok_m = m.peak_mib < pt.max_mib
-                verdict += f", < {pt.max_mib:.0f} MiB {'met' if ok_m else 'MISSED'}"
+                ok_m = m.peak_mib <= pt.max_mib
+                verdict += f", <= {pt.max_mib:.0f} MiB: {'met' if ok_m else 'missed'}"
             print(f"{pt.label:<28}{m.secs:>9.1f}{m.cpu_secs:>9.1f}{m.peak_mib:>10.0f}  {verdict}")
             print(f"    {m.last}  (exit {m.code}; load average {os.getloadavg()[0]:.1f})")
             code = max(code, m.code)
