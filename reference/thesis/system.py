@@ -2,7 +2,7 @@
 
 Peers host 2d-tree nodes (§3.2); subscribers install points with RndLeafProbe (§3.3),
 publishers probe target areas with RndRegionProbe (§3.4.1), leaves match and deliver (§3.4.3)
-by unicast, prefix-grouped multicast (§3.4.2, Program 3.4) or an LBDD tree (seed 003); wide
+by unicast, prefix-grouped multicast (§3.4.2, Program 3.4) or an LBDD tree (Li et al., LBDD); wide
 ranges are remapped below the cut-off line (§3.5); tree nodes are replicated on the leaf set
 and survive leaves and failures (§3.6). All of it runs on one deterministic event engine.
 """
@@ -541,8 +541,9 @@ class TwoDTreeSystem(System[Item]):
             self._relay_delivery(peer, EventDelivery(event, targets, published, peer.name))
 
     def _relay_delivery(self, peer: Peer, msg: EventDelivery) -> None:
-        """Prefix-grouped multicast of the delivery (§3.4.3) or an LBDD tree (seed 003) rooted
-        at the peer that matched (`msg.origin`); this peer takes its own part and forwards."""
+        """Prefix-grouped multicast of the delivery (§3.4.3) or an LBDD tree (Li et al., LBDD)
+        rooted at the peer that matched (`msg.origin`); this peer takes its own part and
+        forwards."""
         for s, ids in msg.targets:
             if s == peer.name:
                 self._accept(peer, msg.event, ids, msg.published_at)
