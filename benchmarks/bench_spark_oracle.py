@@ -3,7 +3,7 @@
 aggregation; its part after the active subscriptions is kept here) and the current one
 (conformance/spark_oracle.py: each candidate pair decided in its row). Both are reduced to the
 same per-trace fingerprints as `conform --ops` uses (count and two sums of CRC-32,
-conformance/scale.py), which must agree. Prints ops, deliveries, the seconds of each and the
+conformance/scale/judging.py), which must agree. Prints ops, deliveries, the seconds of each and the
 speed-up, measured in one run on local[2]; exits 1 if the two disagree.
 
 Run: python -m benchmarks.bench_spark_oracle [--ops 100000] [--traces DIR] [--skip-old]
@@ -67,7 +67,7 @@ def fingerprints(
     spark: Any, sql: str, heads: Any, ops: Any
 ) -> tuple[dict[str, tuple[int, ...]], float]:
     """trace id -> (count, sum h1, sum h2) of the query's deliveries, and the seconds it took."""
-    from pubsub_spec.conformance.scale import expected_fingerprints
+    from pubsub_spec.conformance.scale.judging import expected_fingerprints
 
     start = time.monotonic()
     rows = expected_fingerprints(spark.sql(sql, heads=heads, ops=ops)).collect()

@@ -8,6 +8,8 @@ indefinite error), 2 on a usage error, 3 when the machine lacks Java 17+ (the fi
 from __future__ import annotations
 
 import argparse
+import contextlib
+import re
 import sys
 import time
 from pathlib import Path
@@ -38,14 +40,12 @@ from pubsub_spec.ci import (
 )
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 from pubsub_spec.conformance.impls import builtin
+from pubsub_spec.conformance.lifeline import Interrupted, interruptible
 from pubsub_spec.conformance.report import short_label, summary_rows, write_report
-from pubsub_spec.conformance.scale import (
-    CROSS_OPS_BUDGET,
-    MAX_PARTITION_OPS,
-    SLOW_OPS_BUDGET,
-    fraction,
-    scale_session,
-)
+from pubsub_spec.conformance.scale.arguments import fraction, scale_session
+from pubsub_spec.conformance.scale.planning import MAX_PARTITION_OPS
+from pubsub_spec.conformance.scale.sampling import CROSS_OPS_BUDGET, SLOW_OPS_BUDGET
+from pubsub_spec.outputs import OutputProblem, check_outputs, locked, written_by_us
 
 if TYPE_CHECKING:
     from pubsub_spec.conformance.verdict import Verdict
@@ -64,7 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", type=out_dir, default="out/conformance", help="report and traces go here"
     )
-    p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
+    p.add_argument(
+        "--master", type=spark_master, default=None,
+        help="Spark master URL: local[N], spark://HOST:PORT, yarn, k8s://URL (default: local[2])",
+    )  # fmt: skip
     p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
     p.add_argument(
         "--profile", choices=sorted(PROFILES), default=None,
@@ -129,13 +132,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+MASTER = re.compile(
+    r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+    r"|(spark|mesos)://[^\s/]+(:\d+)?(,[^\s/]+(:\d+)?)*/?|k8s://\S+"
+)
+SCALE_DIRS = ("parquet", "results", "expected", "failing", "shrunk")  # conform --ops rewrites
+
+
+def spark_master(text: str) -> str:
+    """argparse type of --master: a Spark master URL by its scheme (bad input, exit 2)."""
+    if not MASTER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a Spark master URL (local, local[N], local-cluster[N,C,M], "
+            "spark://HOST:PORT, mesos://HOST:PORT, yarn, k8s://URL)"
+        )
+    return text.strip()
+
+
 def _say(msg: str, start: float) -> None:
     print(f"[conform {time.monotonic() - start:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
     from pubsub_spec.conformance.impls import outside
-    from pubsub_spec.conformance.spark_session import get_spark
 
     start = time.monotonic()
     if getattr(args, "profile", None) is None:
@@ -147,12 +166,46 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"error: unknown generator or implementation: {', '.join(unknown)}", file=sys.stderr)
         return BAD_INPUT
+    bad_output = _output_problem(args)
+    if bad_output is not None:
+        print(f"error: {bad_output}", file=sys.stderr)
+        return BAD_INPUT
     problem = java_problem() if args.master is None else None  # a cluster brings its own
     if problem is not None:
         print(f"environment problem: {problem}", file=sys.stderr)
         _write_ci(args, ENVIRONMENT, [], str(problem))
         return ENVIRONMENT
     out = Path(args.out)
+    try:
+        with locked(out, "conform"):  # a second run on this folder refuses (outputs.py)
+            return _run_locked(args, gens, impls, out, start)
+    except OutputProblem as e:
+        print(f"error: {e}", file=sys.stderr)
+        return BAD_INPUT
+
+
+def _output_problem(args: argparse.Namespace) -> OutputProblem | None:
+    """Every output writable before any work; `--ops` clears its subfolders of `--out` only
+    where a pubsub-spec run wrote that folder (outputs.MARKER)."""
+    try:
+        check_outputs({"--json": args.json, "--junit": args.junit}, {"--out": args.out})
+    except OutputProblem as e:
+        return e
+    if getattr(args, "ops", None) and not written_by_us(args.out):
+        theirs = [d for d in SCALE_DIRS if (Path(args.out) / d).exists()]
+        if theirs:
+            return OutputProblem(
+                f"--out {args.out} holds {', '.join(theirs)} not written by pubsub-spec, which "
+                "conform --ops would replace; choose another folder or remove them"
+            )
+    return None
+
+
+def _run_locked(
+    args: argparse.Namespace, gens: list[str], impls: list[str], out: Path, start: float
+) -> int:
+    from pubsub_spec.conformance.spark_session import get_spark
+
     _say(f"starting Spark ({args.master or 'local[2]'})", start)
     from pyspark.sql import SparkSession
 
@@ -166,13 +219,32 @@ def run(args: argparse.Namespace) -> int:
         print(f"environment problem: Spark cannot start ({e}); fix: {JAVA_FIX}", file=sys.stderr)
         _write_ci(args, ENVIRONMENT, [], f"Spark cannot start: {e}")
         return ENVIRONMENT
+    known: list[Verdict] = []
     try:
-        if getattr(args, "ops", None):
-            return _conform_scale(args, spark, gens, impls, out, start)
-        return _conform(args, spark, gens, impls, out, start)
+        with interruptible():
+            if getattr(args, "ops", None):
+                return _conform_scale(args, spark, gens, impls, out, start)
+            return _conform(args, spark, gens, impls, out, start, known)
+    except Interrupted as stop:
+        with contextlib.suppress(Exception):
+            spark.sparkContext.cancelAllJobs()
+        return _interrupted(args, out, known, stop, start)
     finally:
         if ours:
             spark.stop()
+
+
+def _interrupted(
+    args: argparse.Namespace, out: Path, known: list[Verdict], stop: Interrupted, start: float
+) -> int:
+    """SIGINT/SIGTERM: the programs are killed (lifeline.py); write what is known, marked."""
+    note = (f"**Interrupted** by {stop.name} after {len(known)} runs; the others did not run "
+            "or did not finish.")  # fmt: skip
+    _say(f"interrupted by {stop.name}; writing the {len(known)} verdicts known", start)
+    report = write_report(out, known, "Conformance report (interrupted)", [note], args.features)
+    _say(f"report written to {report}", start)
+    _write_ci(args, stop.exit_code, known, "", args.features, out, stop.name)
+    return stop.exit_code
 
 
 def _conform(
@@ -182,6 +254,7 @@ def _conform(
     impls: list[str],
     out: Path,
     start: float,
+    known: list[Verdict] | None = None,
 ) -> int:
     from pubsub_spec.conformance.impls import is_outside
     from pubsub_spec.conformance.runner import run_traces, ship_project_code, shrink_failures
@@ -196,6 +269,8 @@ def _conform(
     _say(f"running {len(impls)} implementations on {len(paths)} traces over Spark", start)
 
     def progress(done: int, total: int, v: Verdict) -> None:
+        if known is not None:
+            known.append(v)
         if v.verdict in ("fail", "unknown"):
             _say(f"{v.impl} on {v.trace_id}: {v.describe()[:160]}", start)
         if done == total:
@@ -249,9 +324,10 @@ def _conform_scale(
     out: Path,
     start: float,
 ) -> int:
-    """`conform --ops N`: the streamed run of conformance/scale.py; the report gives counts
+    """`conform --ops N`: the streamed run of conformance/scale/; the report gives counts
     per implementation, the fraction of the traces each ran on, and the failures it detailed."""
-    from pubsub_spec.conformance.scale import run_scale, write_scale_report
+    from pubsub_spec.conformance.scale.report import write_scale_report
+    from pubsub_spec.conformance.scale.run import run_scale
 
     r = run_scale(
         spark, out, gens, args.ops, args.seed, args.profile, impls,
@@ -301,7 +377,7 @@ def _conform_scale(
             cases.append(Case("conform", i.impl, "trace set", 0.0, outcome, msg, text))
         write_junit(args.junit, "pubsub-spec conform", cases)
     if args.json:
-        from pubsub_spec.conformance.scale import result_json
+        from pubsub_spec.conformance.scale.report import result_json
 
         write_json(args.json, "conform", code, result_json(r))
     return code
@@ -339,6 +415,7 @@ def _write_ci(
     problem: str,
     features: frozenset[str] | None = None,
     out: Path | None = None,
+    interrupted: str | None = None,
 ) -> None:
     """The --junit and --json files; an environment problem is one error testcase."""
     if args.junit:
@@ -349,4 +426,5 @@ def _write_ci(
     if args.json:
         body = verdicts_json(verdicts, features)
         body["environment_problems"] = [problem] if problem else []
+        body["interrupted"] = interrupted
         write_json(args.json, "conform", code, body)

@@ -94,7 +94,7 @@ def _check(spark: object, directory: Path, start: float) -> int:
 def _generate_scale(spark: object, args: argparse.Namespace, gens: list[str], start: float) -> int:
     import json
 
-    from pubsub_spec.conformance.scale import run_scale
+    from pubsub_spec.conformance.scale.run import run_scale
 
     out = Path(args.out)
     r = run_scale(
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
     owned = SparkSession.getActiveSession() is None
     _say(f"starting Spark ({args.master or 'local[2]'})", start)
-    from pubsub_spec.conformance.scale import scale_session
+    from pubsub_spec.conformance.scale.arguments import scale_session
 
     memory, jvm = scale_session(args)
     spark = get_spark(args.master, driver_memory=memory, java_options=jvm)

@@ -150,6 +150,10 @@ SKIP_MODULES = {f"pubsub_spec.conformance.{m}" for m in (
     "spark_generate", "spark_oracle", "cluster", "parquet", "spark_session")}  # fmt: skip
 
 
+# subpackages documented module by module after their package's own modules, overview first
+SUBPACKAGES = {"conformance": ("scale",)}
+
+
 def api_pages() -> None:
     for page, (title, package) in API.items():
         folder = ROOT / package.replace(".", "/")
@@ -158,6 +162,13 @@ def api_pages() -> None:
             for p in folder.glob("*.py")
             if p.stem != "__init__" and f"{package}.{p.stem}" not in SKIP_MODULES
         )
+        for sub in SUBPACKAGES.get(page, ()):
+            modules.append(f"{package}.{sub}")
+            modules += sorted(
+                f"{package}.{sub}.{p.stem}"
+                for p in (folder / sub).glob("*.py")
+                if p.stem != "__init__"
+            )
         lines = [f"# {title}: `{package}`", ""]
         for mod in modules:
             lines += [f"::: {mod}", ""]

@@ -33,7 +33,7 @@ def table(out: Path) -> str:
     return md[md.index("| implementation") : md.index("## Failures")]
 
 
-# the streamed run sized by ops (conformance/scale.py), at a small size
+# the streamed run sized by ops (conformance/scale/), at a small size
 SCALE = [
     "--ops", "400", "--profile", "tiny", "--generators", "uniform,churn,cutoff",
     "--impls", "reference,reference-array,oracle-python", "--no-shrink",

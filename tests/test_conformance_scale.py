@@ -1,4 +1,4 @@
-"""Conformance at scale (conformance/scale.py): plans sized by ops with bounded
+"""Conformance at scale (conformance/scale/): plans sized by ops with bounded
 partitions, the sampling policy, delivery fingerprints, the executors' Parquet output, and the
 streamed `conform --ops` end to end: a faulty implementation found and shrunk, the sampled
 implementations run on the stated share, and a wrong SQL oracle caught by the cross-check as a
@@ -17,19 +17,17 @@ import pytest
 
 from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
-from pubsub_spec.conformance.scale import (
+from pubsub_spec.conformance.scale.arguments import SCALE_DRIVER_MEMORY, SCALE_JAVA_OPTIONS
+from pubsub_spec.conformance.scale.executor import Job, run_partition
+from pubsub_spec.conformance.scale.planning import plan
+from pubsub_spec.conformance.scale.run import run_scale
+from pubsub_spec.conformance.scale.sampling import (
     CROSS_CHECK,
     CROSS_OPS_BUDGET,
-    SCALE_DRIVER_MEMORY,
-    SCALE_JAVA_OPTIONS,
     SLOW_OPS_BUDGET,
-    Job,
     default_fractions,
     effective,
     in_sample,
-    plan,
-    run_partition,
-    run_scale,
     runs_on,
 )
 from pubsub_spec.reference.common.oracle import Delivery
@@ -318,7 +316,7 @@ def test_the_sampler_finds_an_executor_jvm_of_its_application_on_this_machine() 
     import subprocess
     import time
 
-    from pubsub_spec.conformance.scale import Sampler, executor_pids
+    from pubsub_spec.conformance.scale.memory import Sampler, executor_pids
 
     argv = [sys.executable, "-c", "import time; b = bytearray(64 << 20); time.sleep(60)",
             "org.apache.spark.executor.CoarseGrainedExecutorBackend", "--app-id", "app-t-42"]
