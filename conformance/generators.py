@@ -41,6 +41,7 @@ from pubsub_spec.reference.common.ops import (
 )
 from pubsub_spec.reference.octopia.config import OctopiaConfig
 from pubsub_spec.reference.octopia.scot import path_factor
+from pubsub_spec.reference.sim.seeds import substream
 from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
 from pubsub_spec.reference.thesis.workload import thesis_trace
 
@@ -60,10 +61,6 @@ MIXED = (
 )
 CUTOFF = (("s/a", 20.0), ("s/b", 12.0), ("t/x", 0.5), ("t/y", 2.0))
 CUTOFF_H = (("s/a", 7.5), ("s/b", 5.0), ("t/x", 0.125), ("t/y", 0.75))
-
-
-def _rng(seed: int, name: str, index: int) -> random.Random:
-    return random.Random(f"{seed}:{name}:{index}")
 
 
 def _boundary(rng: random.Random, a: Attribute) -> Number:
@@ -181,7 +178,7 @@ def zipf(seed: int, index: int, profile: str) -> Trace:
     """The thesis workload (§4.1.2) scaled to the profile; its own seed is drawn from
     (seed, index), so no two (seed, index) pairs share a workload."""
     nodes, n_subs, n_pubs = PROFILES[profile]
-    t = thesis_trace(nodes, n_subs / nodes, n_pubs, _rng(seed, "zipf", index).getrandbits(48))
+    t = thesis_trace(nodes, n_subs / nodes, n_pubs, substream(seed, "zipf", index).getrandbits(48))
     return _rename(t, "zipf", profile, index)
 
 
@@ -202,7 +199,7 @@ def _gen(
     identical: bool = False,
 ) -> Generator:
     def make(seed: int, index: int, profile: str) -> Trace:
-        rng = _rng(seed, name, index)
+        rng = substream(seed, name, index)
         t = _build(
             rng,
             name,
@@ -391,7 +388,7 @@ def _with_seq(op: OpT, seq: int) -> OpT:
 
 def _stock_gen(name: str, *, burst: bool) -> Generator:
     def make(seed: int, index: int, profile: str) -> Trace:
-        rng = _rng(seed, name, index)
+        rng = substream(seed, name, index)
         ops, nodes, timing, sections = _stock(rng, name, profile, burst=burst)
         t = Trace(
             (STOCK,),

@@ -35,6 +35,7 @@ from pubsub_spec.reference.common.ops import (
     Trace,
     Unsubscribe,
 )
+from pubsub_spec.reference.sim.seeds import substream
 
 Generator = Callable[[int, int, str], Trace]
 SIZES = {  # as generators.PROFILES
@@ -66,10 +67,6 @@ SHARED = (
     Schema("trade", (Attribute("price", "float", 0.0, 500.0), Attribute("volume", "int", 0, 1000))),
     Schema("order", (Attribute("price", "float", 100.0, 200.0), Attribute("side", "int", 0, 1))),
 )
-
-
-def _rng(seed: int, name: str, index: int) -> random.Random:
-    return random.Random(f"{seed}:{name}:{index}")
 
 
 def _digits17(rng: random.Random, a: Attribute) -> Number:
@@ -198,7 +195,7 @@ def _gen(
     aim: float = 0.7,
 ) -> Generator:
     def make(seed: int, index: int, profile: str) -> Trace:
-        rng = _rng(seed, name, index)
+        rng = substream(seed, name, index)
         ops, nodes = _build(
             rng, profile, schemas, matching=matching, partial=partial, churn=churn, aim=aim
         )

@@ -2,12 +2,13 @@
 sizes over the schema of Table 4.2.
 
 Generation is a pure function of (seed, kind, index): every subscription and event has its own
-generator `random.Random(f"{seed}:{kind}:{index}")`, so a trace is identical however its
-generation is partitioned (Spark). Decisions where the thesis is unclear (docs/trace-format.md,
-"Workload"): sub-range rank 1 is the lowest sub-range of the domain; a range's size is
-`rank / 100 * size_bound * width` with the rank Zipf-distributed over 100 size classes; the range
-is centred on a value drawn like an event value and clipped to the domain; values are rounded to
-3 decimals; a subscription with no attribute present gets one attribute chosen uniformly.
+generator `substream(seed, kind, index)` (reference/sim/seeds.py), so a trace is identical
+however its generation is partitioned (Spark). Decisions where the thesis is unclear
+(docs/trace-format.md, "Workload"): sub-range rank 1 is the lowest sub-range of the domain; a
+range's size is `rank / 100 * size_bound * width` with the rank Zipf-distributed over 100 size
+classes; the range is centred on a value drawn like an event value and clipped to the domain;
+values are rounded to 3 decimals; a subscription with no attribute present gets one attribute
+chosen uniformly.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pubsub_spec.reference.common.model import (
     Subscription,
 )
 from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
+from pubsub_spec.reference.sim.seeds import substream
 from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
 
 SIZE_CLASSES = 100
@@ -110,7 +112,7 @@ def zipf_event(
     publisher: str,
     event_id: str,
 ) -> Event:
-    rng = random.Random(f"{seed}:event:{index}")
+    rng = substream(seed, "event", index)
     vals = tuple((a.name, _value(rng, a, profiles[a.name])) for a in schema.attributes)
     return Event(event_id, publisher, schema.name, vals)
 
@@ -123,7 +125,7 @@ def zipf_subscription(
     subscriber: str,
     sub_id: str,
 ) -> Subscription:
-    rng = random.Random(f"{seed}:sub:{index}")
+    rng = substream(seed, "sub", index)
     present = [a for a in schema.attributes if rng.random() < profiles[a.name].present_prob]
     if not present:
         present = [rng.choice(schema.attributes)]
@@ -155,13 +157,13 @@ def thesis_trace(
     n_subs = round(nodes * subs_per_node)
     for i in range(n_subs):
         # a subscriber drawn uniformly from the nodes alive (thesis §4.1.1), per index
-        who = f"n{random.Random(f'{seed}:subscriber:{i}').randrange(nodes)}"
+        who = f"n{substream(seed, 'subscriber', i).randrange(nodes)}"
         ops.append(
             Subscribe(i + 1, zipf_subscription(seed, i, schema, profiles, who, f"s{i}"))
         )
     for j in range(events):
         # the publisher of each event is selected at random from all nodes (thesis §4.1.1)
-        who = f"n{random.Random(f'{seed}:publisher:{j}').randrange(nodes)}"
+        who = f"n{substream(seed, 'publisher', j).randrange(nodes)}"
         ev = zipf_event(seed, j, schema, profiles, who, f"e{j}")
         ops.append(Publish(n_subs + j + 1, ev))
     return Trace(
