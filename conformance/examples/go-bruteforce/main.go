@@ -2,7 +2,7 @@
 // Go with the standard library only: it keeps the active subscriptions and matches every
 // published event against all of them (brute force). It shows the protocol is language-neutral.
 //
-//	go build -o /tmp/bruteforce . && python -m pubsub_spec.conformance.run_vectors --impl /tmp/bruteforce
+//	go build -o /tmp/bruteforce . && pubsub-spec verify --impl /tmp/bruteforce
 package main
 
 import (
