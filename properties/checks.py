@@ -1,19 +1,17 @@
-"""Every invariant check in one place, for `pubsub-spec check`: Hypothesis against the
-reference (here), z3 lemmas (properties.lemmas) and TLA+ models (properties.tla), each as rows of
-one table — invariant, checker, what was explored, time, verdict. Mutant rows say whether the
-check rejected its deliberately broken variant (that is the verdict that must hold for them)."""
+"""The thesis system's Hypothesis rows of `pubsub-spec check` (properties/thesis/contract.py):
+the reference against the oracle on generated workloads and split races, and each mutant of
+properties/thesis/mutants.py rejected; also the names of the four design invariants that order
+the rows of every checker. The row, its verdict and the search are properties/verdict.py."""
 
 from __future__ import annotations
 
-import contextlib
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from dataclasses import replace
+from functools import partial
 
 from pubsub_spec.properties.thesis.mutants import MUTANTS
 from pubsub_spec.properties.thesis.strategies import race_trace, workloads
+from pubsub_spec.properties.verdict import CheckResult, Found, first_failure, timed_row
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.thesis.config import config_of, with_config
 from pubsub_spec.reference.thesis.lnrt import is_partition
@@ -26,17 +24,7 @@ DEPTH = "bounded tree depth"
 ONE_WAY = "one-way dissemination"
 INVARIANTS = (ONE_WAY, NO_MISS, SINGLE, DEPTH)
 
-
-@dataclass(frozen=True)
-class CheckResult:
-    invariant: str
-    checker: str
-    name: str
-    explored: int
-    unit: str
-    seconds: float
-    ok: bool
-    detail: str = ""
+__all__ = ["DEPTH", "INVARIANTS", "NO_MISS", "ONE_WAY", "SINGLE", "CheckResult", "rows"]
 
 
 class Violation(AssertionError):
@@ -58,47 +46,25 @@ def _check(trace: Trace, cls: type[TwoDTreeSystem], what: str) -> None:
                 raise Violation(f"routing table of {node.ident} is not a partition")
 
 
-def _search(examples: int) -> settings:
-    """Derandomized, quiet, no shrinking: a check reports the first failure it meets."""
-    return settings(
-        max_examples=examples,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-    )
+def _violation(trace: Trace, cls: type[TwoDTreeSystem], what: str) -> str | None:
+    try:
+        _check(trace, cls, what)
+    except Violation as e:
+        return str(e)
+    return None
 
 
 def _hypothesis_run(
     what: str, cls: type[TwoDTreeSystem], examples: int, shape: Callable[[Trace], Trace]
-) -> tuple[int, str | None]:
-    count = 0
-    failure: list[str] = []
-
-    @_search(examples)
-    @given(workloads())
-    def run(trace: Trace) -> None:
-        nonlocal count
-        count += 1
-        try:
-            _check(shape(trace), cls, what)
-        except Violation as e:
-            failure.append(str(e))
-            raise
-
-    with contextlib.suppress(Violation):
-        run()
-    return count, (failure[0] if failure else None)
+) -> Found:
+    return first_failure(workloads(), lambda t: _violation(shape(t), cls, what), examples)
 
 
-def _race_run(what: str, cls: type[TwoDTreeSystem], seeds: int) -> tuple[int, str | None]:
+def _race_run(what: str, cls: type[TwoDTreeSystem], seeds: int) -> Found:
     for seed in range(seeds):
-        try:
-            _check(race_trace(seed), cls, what)
-        except Violation as e:
-            return seed + 1, f"race_trace({seed}): {e}"
+        problem = _violation(race_trace(seed), cls, what)
+        if problem:
+            return seed + 1, f"race_trace({seed}): {problem}"
     return seeds, None
 
 
@@ -132,59 +98,16 @@ PLAN: list[tuple[str, str, str | None, str]] = [
 ]
 
 
-def _lbdd_run(mutant: bool, examples: int) -> tuple[int, str | None]:
-    from pubsub_spec.properties.lbdd.checks import address_sets, one_way_violation
-
-    count = 0
-    failure: list[str] = []
-
-    @_search(examples)
-    @given(address_sets)
-    def run(addrs: list[str]) -> None:
-        nonlocal count
-        count += 1
-        problem = one_way_violation(addrs, mutant)
-        if problem:
-            failure.append(problem)
-            raise Violation(problem)
-
-    with contextlib.suppress(Violation):
-        run()
-    return count, (failure[0] if failure else None)
-
-
-def run_hypothesis_checks(examples: int = 200, race_seeds: int = 150) -> list[CheckResult]:
-    rows: list[CheckResult] = []
-    for broken in (False, True):
-        start = time.monotonic()
-        n, failure = _lbdd_run(broken, examples)
-        name = "mutant forwarding-within-bucket" if broken else "LBDD trees on random addresses"
-        ok = (failure is not None) if broken else failure is None
-        detail = (
-            (f"rejected: {failure}" if failure else "NOT rejected")
-            if broken
-            else (failure or "holds")
-        )
-        rows.append(
-            CheckResult(
-                ONE_WAY, "Hypothesis", name, n, "examples", time.monotonic() - start, ok, detail
-            )
-        )
+def rows(examples: int = 200, race_seeds: int = 150) -> list[CheckResult]:
+    """The thesis system's rows, in PLAN order."""
+    out: list[CheckResult] = []
     for invariant, name, mutant, runner in PLAN:
         cls = MUTANTS[mutant] if mutant else TwoDTreeSystem
-        start = time.monotonic()
+        run: Callable[[], Found]
         if runner == "race":
-            n, failure = _race_run(invariant, cls, race_seeds)
-            unit = "traces"
+            run, unit = partial(_race_run, invariant, cls, race_seeds), "traces"
         else:
             shape = {"hyp": _same, "hyp-cut": _with_cutoff, "hyp-lbdd": _with_lbdd}[runner]
-            n, failure = _hypothesis_run(invariant, cls, examples, shape)
-            unit = "examples"
-        secs = time.monotonic() - start
-        if mutant is None:
-            ok, detail = failure is None, failure or "holds"
-        else:
-            ok = failure is not None
-            detail = f"rejected: {failure}" if failure else "NOT rejected: the check has no teeth"
-        rows.append(CheckResult(invariant, "Hypothesis", name, n, unit, secs, ok, detail))
-    return rows
+            run, unit = partial(_hypothesis_run, invariant, cls, examples, shape), "examples"
+        out.append(timed_row(invariant, "Hypothesis", name, unit, run, mutant is not None))
+    return out

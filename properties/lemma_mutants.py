@@ -33,6 +33,7 @@ from pubsub_spec.properties.lemmas import (
     split_check,
     unremapped_in_band_check,
 )
+from pubsub_spec.properties.verdict import CheckResult, judged
 from pubsub_spec.properties.z3typed import T, all_of, bv_const, ite, ult
 
 
@@ -171,7 +172,7 @@ def vacuous_premise() -> LemmaResult:
     )
 
 
-# -- 4. LBDD slices (seed 003 Algorithm 2; LBDD-E1, D-L2) ---------------------------------
+# -- 4. LBDD slices (LBDD Algorithm 2; LBDD-E1, D-L2) -------------------------------------
 def _ceil_hi(j: T, m: T, k: T) -> T:
     return ((j + 1) * m + k - 1) // k
 
@@ -205,7 +206,7 @@ def integer_ratio_slices() -> LemmaResult:
     )
 
 
-# -- 5. LBDD buckets (seed 003 §3.2, §3.5.2; LBDD-E3) -------------------------------------
+# -- 5. LBDD buckets (LBDD §3.2, §3.5.2; LBDD-E3) -----------------------------------------
 def ocr_bucket_interval() -> LemmaResult:
     """§3.2's bucket interval as printed, [2m-1, 2m) (LBDD-E3): even distances have no bucket."""
 
@@ -347,6 +348,29 @@ def caught(mutant: str, r: LemmaResult) -> bool:
 
 def run_all() -> list[LemmaResult]:
     return [m() for m in MUTANTS]
+
+
+def rows(examples: int = 0) -> list[CheckResult]:
+    """The z3 rows of the thesis and LBDD lemmas (properties/lemmas.py) for `pubsub-spec check`:
+    every lemma proved, and every mutant here rejected for the expected reason (`caught`).
+    A proof explores no examples: `examples` is not used."""
+    from pubsub_spec.properties.lemmas import run_all as run_lemmas
+
+    out: list[CheckResult] = []
+    for r in run_lemmas():
+        found = None if r.verdict == "proved" else f"{r.verdict}: {r.counterexample}"
+        ok, _ = judged(found, False)
+        detail = r.verdict if ok else (found or r.verdict)
+        out.append(CheckResult(r.invariant, "z3", r.name, 1, "proof", r.seconds, ok, detail))
+    for fn in MUTANTS:
+        r = fn()
+        hit = next((c for c in labels(fn.__name__) if c in r.violated), "")
+        ok, detail = judged(f"{r.verdict}: {hit}" if hit else r.verdict, True,
+                            caught(fn.__name__, r))  # fmt: skip
+        out.append(
+            CheckResult(r.invariant, "z3", f"mutant {r.name}", 1, "proof", r.seconds, ok, detail)
+        )
+    return out
 
 
 def main() -> int:

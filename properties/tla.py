@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.properties.verdict import judged
+
 # SIGXCPU, then SIGKILL at the hard limit: the checker ran out of its CPU budget
 _CPU_SIGNALS = frozenset({24, 9})
 
@@ -123,7 +125,7 @@ def trace_text(trace: list[dict[str, Any]]) -> str:
 def state_bound(m: Model) -> int:
     """The count that bounds a model's run (tla-checker's --max-states): twice the distinct
     states the manifest records, the most a passing run may explore. Deterministic: the same
-    on every machine, however loaded (issue 17)."""
+    on every machine, however loaded."""
     return 2 * m.states + 1
 
 
@@ -156,64 +158,97 @@ def _limit_cpu(seconds: int) -> Any:
     return apply
 
 
-def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> ModelRun:
-    timeout = safety_timeout(m) if timeout is None else timeout
+@dataclass(frozen=True)
+class TlaOutcome:
+    """One tla-checker process: how it ended (`finished`, `timeout` on the wall clock,
+    `cpu` when its CPU budget ran out, `unreadable` when its last line is not JSON), its JSON
+    result, and its stderr or last line for the report."""
+
+    ended: str
+    result: dict[str, Any]
+    text: str
+    seconds: float
+
+
+def run_tla(
+    module: str,
+    cfg: str,
+    cwd: Path,
+    flags: Sequence[str] = (),
+    timeout: float | None = None,
+    cpu_seconds: int | None = None,
+) -> TlaOutcome:
+    """The one invocation of tla-checker (safety models, liveness models, trace validation's
+    callers): `tla MODULE --config CFG --json --allow-deadlock FLAGS` in `cwd`, without
+    colours, under an optional wall-clock timeout and CPU budget (RLIMIT_CPU)."""
     start = time.monotonic()
     try:
         proc = subprocess.run(
-            # a model sits beside the module it extends, in its system's folder (spec/thesis/)
-            [
-                tla_binary(),
-                Path(m.module).name,
-                "--config",
-                Path(m.cfg).name,
-                "--json",
-                "--allow-deadlock",
-                "--max-states",
-                str(state_bound(m)),
-            ],
-            cwd=spec_dir / Path(m.module).parent,
+            [tla_binary(), module, "--config", cfg, "--json", "--allow-deadlock", *flags],
+            cwd=cwd,
             capture_output=True,
             text=True,
             timeout=timeout,
             check=False,
             env=dict(os.environ, NO_COLOR="1"),
-            preexec_fn=_limit_cpu(cpu_budget(m)),
+            preexec_fn=None if cpu_seconds is None else _limit_cpu(cpu_seconds),
         )
     except subprocess.TimeoutExpired:
-        secs = time.monotonic() - start
-        detail = f"timed out after {timeout:.0f}s (wall clock; a hung checker)"
-        return ModelRun(m.name, m.invariant, m.expect, "timeout", "", 0, secs, False, detail, "")
-    if proc.returncode < 0 and -proc.returncode in _CPU_SIGNALS:
-        secs = time.monotonic() - start
-        detail = f"killed by signal {-proc.returncode}: its CPU budget ({cpu_budget(m)} s) ran out"
-        return ModelRun(m.name, m.invariant, m.expect, "timeout", "", 0, secs, False, detail, "")
+        return TlaOutcome("timeout", {}, "", time.monotonic() - start)
     secs = time.monotonic() - start
+    if proc.returncode < 0 and -proc.returncode in _CPU_SIGNALS:
+        return TlaOutcome("cpu", {}, f"killed by signal {-proc.returncode}", secs)
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     try:
         result = json.loads(last)
     except json.JSONDecodeError:
-        detail = (proc.stderr.strip() or last)[-300:]
-        return ModelRun(m.name, m.invariant, m.expect, "error", "", 0, secs, False, detail, "")
+        return TlaOutcome("unreadable", {}, (proc.stderr.strip() or last)[-300:], secs)
+    if not isinstance(result, dict):
+        return TlaOutcome("unreadable", {}, last[-300:], secs)
+    return TlaOutcome("finished", result, "", secs)
+
+
+def within_recorded(states: int, recorded: int) -> bool:
+    """A passing model explores half to twice its recorded distinct states (fewer: it shrank
+    and proves less; more: it grew)."""
+    return recorded / 2 <= states <= recorded * 2
+
+
+def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> ModelRun:
+    timeout = safety_timeout(m) if timeout is None else timeout
+    # a model sits beside the module it extends, in its system's folder (spec/thesis/)
+    out = run_tla(
+        Path(m.module).name, Path(m.cfg).name, spec_dir / Path(m.module).parent,
+        ("--max-states", str(state_bound(m))), timeout, cpu_budget(m),
+    )  # fmt: skip
+    secs = out.seconds
+    if out.ended in ("timeout", "cpu", "unreadable"):
+        detail = {
+            "timeout": f"timed out after {timeout:.0f}s (wall clock; a hung checker)",
+            "cpu": f"{out.text}: its CPU budget ({cpu_budget(m)} s) ran out",
+            "unreadable": out.text,
+        }[out.ended]
+        status = "error" if out.ended == "unreadable" else "timeout"
+        return ModelRun(m.name, m.invariant, m.expect, status, "", 0, secs, False, detail, "")
+    result = out.result
     status = str(result.get("status"))
     states = int(result.get("stats", {}).get("states_explored", 0))
     violated = str(result.get("invariant_name") or "")
     trace = trace_text(result.get("trace", []))
     steps = max(0, len(result.get("trace", [])) - 1)
     if m.expect == "pass":
-        ok = status == "ok" and m.states / 2 <= states <= m.states * 2
+        ok = status == "ok" and within_recorded(states, m.states)
         detail = (
             f"holds ({states} distinct states)"
             if ok
             else f"{status} {violated}; {states} states vs {m.states} recorded"
         )
     else:
-        ok = status == "invariant_violation" and violated == m.expect
-        detail = (
-            f"rejected: {violated} violated after {steps} steps"
-            if ok
-            else f"NOT rejected as expected ({status} {violated})"
-        )
+        violation = status == "invariant_violation"
+        found = f"{violated} violated after {steps} steps" if violation else None
+        ok, detail = judged(found, True, violated == m.expect)
+        if not ok:
+            detail = f"NOT rejected as expected ({status} {violated})"
     return ModelRun(
         m.name, m.invariant, m.expect, status, violated, states, secs, ok, detail, trace
     )

@@ -32,7 +32,9 @@ from pubsub_spec.ci import (
     write_json,
     write_junit,
 )
-from pubsub_spec.properties.checks import INVARIANTS, CheckResult, run_hypothesis_checks
+from pubsub_spec.properties.checks import INVARIANTS
+from pubsub_spec.properties.contract import all_rows
+from pubsub_spec.properties.verdict import CheckResult
 
 SECTIONS = ("z3", "tla", "hypothesis")
 
@@ -72,137 +74,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _contract_rows(section: str, examples: int) -> list[CheckResult]:
+    """Every system family's rows of a section, family by family (properties/contract.py)."""
+    return [row for _, rows in all_rows(section) for row in rows(examples)]
+
+
 def _z3_rows() -> list[CheckResult]:
-    mod = importlib.import_module("pubsub_spec.properties.lemmas")
-    rows: list[CheckResult] = []
-    for r in mod.run_all():
-        ok = r.verdict == "proved"
-        rows.append(
-            CheckResult(
-                r.invariant,
-                "z3",
-                r.name,
-                1,
-                "proof",
-                r.seconds,
-                ok,
-                r.verdict + (f": {r.counterexample}" if r.counterexample and not ok else ""),
-            )
-        )
-    mut = importlib.import_module("pubsub_spec.properties.lemma_mutants")
-    for fn in mut.MUTANTS:
-        r = fn()
-        # a mutant must fail for the right reason: the expected verdict, and (for a
-        # counterexample) one of the expected conclusions among those the model violates
-        ok = mut.caught(fn.__name__, r)
-        hit = next((c for c in mut.labels(fn.__name__) if c in r.violated), "")
-        detail = f"rejected ({r.verdict}: {hit})" if ok else f"NOT as expected ({r.verdict})"
-        rows.append(
-            CheckResult(r.invariant, "z3", f"mutant {r.name}", 1, "proof", r.seconds, ok, detail)
-        )
-    return rows + _system_z3_rows()
-
-
-# The later systems' z3 lemmas: (invariant label, module with LEMMAS and MUTANTS).
-SYSTEM_LEMMAS = (
-    ("Kyra: zones, trees and filters (seed 001)", "pubsub_spec.properties.kyra.lemmas"),
-    ("Tam: intervals, digests, keys (seed 004)", "pubsub_spec.properties.tam.lemmas"),
-)
-
-
-def _system_z3_rows() -> list[CheckResult]:
-    """Each system's lemmas proved, and each of its mutant rules refuted by a counterexample
-    (docs/kyra.md, docs/tam.md)."""
-    rows: list[CheckResult] = []
-    for label, module in SYSTEM_LEMMAS:
-        mod = importlib.import_module(module)
-        for fns, must in ((mod.LEMMAS, "proved"), (mod.MUTANTS, "counterexample")):
-            for fn in fns:
-                start = time.monotonic()
-                r = fn()
-                ok = r.verdict == must
-                plain = r.name.removeprefix("mutant: ")
-                name = plain if must == "proved" else f"mutant {plain}"
-                detail = r.verdict if must == "proved" else f"rejected ({r.verdict})"
-                secs = time.monotonic() - start
-                rows.append(CheckResult(label, "z3", name, 1, "proof", secs, ok, detail))
-    return rows
-
-
-def _system_race_rows() -> list[CheckResult]:
-    """Kyra, Siena and mcgroups against the oracle on traces where subscriptions race
-    publications (properties/kyra/race.py, the Python side of spec/kyra/KyraRouting.tla), and
-    the early-install mutant rejected (it misses deliveries)."""
-    race = importlib.import_module("pubsub_spec.properties.kyra.race")
-    kyra_info = importlib.import_module("pubsub_spec.reference.kyra.info")
-    mutants = importlib.import_module("pubsub_spec.properties.kyra.mutants")
-    label = "Kyra: no duplicate, nothing missed (seed 001)"
-    rows: list[CheckResult] = []
-    makes = [(info.name, info.variants[0].make, False) for info in kyra_info.INFOS]
-    makes.append(("mutant early-install", mutants.EarlyInstallKyra, True))
-    for name, make, broken in makes:
-        start = time.monotonic()
-        c = race.check_race(make)
-        ok = bool(c.missed) if broken else c.agree
-        detail = (
-            (f"rejected: {len(c.missed)} missed" if ok else "NOT rejected")
-            if broken
-            else (c.summary())
-        )
-        rows.append(
-            CheckResult(label, "Hypothesis", f"race traces, {name}", 2, "traces",
-                        time.monotonic() - start, ok, detail)
-        )  # fmt: skip
-    return rows
+    """Every family's z3 lemmas proved and its lemma mutants rejected."""
+    return _contract_rows("z3", 0)
 
 
 def _tla_rows(names: list[str] | None, jobs: int) -> list[CheckResult]:
+    """The models of spec/manifest.json (each declared by one family's contract), run `jobs`
+    at a time in manifest order."""
     mod = importlib.import_module("pubsub_spec.properties.tla")
     rows: list[CheckResult] = []
     for r in mod.run_manifest(names=names, jobs=jobs):
         rows.append(
-            CheckResult(
-                r.invariant,
-                "TLA+ (tla-checker)",
-                r.name,
-                r.states,
-                "states",
-                r.seconds,
-                r.ok,
-                r.detail,
-            )
-        )
-    return rows
-
-
-def _trace_and_liveness_rows(named_models: bool) -> list[CheckResult]:
-    """Runs of the reference validated against the TLA+ specs (properties/trace_validation.py)
-    and the liveness models checked with --check-liveness (properties/liveness.py); left out
-    when only named models were asked for (--tla-models)."""
-    if named_models:
-        return []
-    validation = importlib.import_module("pubsub_spec.properties.trace_validation")
-    liveness = importlib.import_module("pubsub_spec.properties.liveness")
-    rows: list[CheckResult] = list(validation.run_trace_validation_checks())
-    for m in (*liveness.LIVENESS_MODELS, *liveness.TREE_LIVENESS_MODELS):
-        start = time.monotonic()
-        r = liveness.run_live(m)
-        rows.append(
-            CheckResult(m.invariant, "TLA+ liveness", m.name, r.states, "states",
-                        time.monotonic() - start, r.ok, r.detail)
+            CheckResult(r.invariant, "TLA+ (tla-checker)", r.name, r.states, "states",
+                        r.seconds, r.ok, r.detail)
         )  # fmt: skip
     return rows
 
 
-def _system_rows(examples: int) -> list[CheckResult]:
-    """The later systems' property rows: Kyra's races and its HAC/MST properties, OctopiA's
-    SCOT graph, CIV and subgrouping, Tam against the oracle with churn (each with mutants)."""
-    kyra = importlib.import_module("pubsub_spec.properties.kyra.rows")
-    octopia = importlib.import_module("pubsub_spec.properties.octopia.check_rows")
-    tam = importlib.import_module("pubsub_spec.properties.tam.checks")
-    rows: list[CheckResult] = _system_race_rows() + kyra.run_kyra_property_checks(examples)
-    rows += octopia.octopia_rows(min(examples, 40)) + tam.tam_rows(min(examples, 40))
-    return rows
+def _trace_and_liveness_rows(named_models: bool) -> list[CheckResult]:
+    """Each family's runs of the reference validated against its TLA+ specs and its liveness
+    models (properties/trace_validation.py, properties/liveness.py); left out when only named
+    models were asked for (--tla-models)."""
+    return [] if named_models else _contract_rows("tla", 0)
 
 
 def _section(
@@ -215,7 +114,7 @@ def _section(
         "tla": lambda: (
             _tla_rows(tla_names, args.jobs) + _trace_and_liveness_rows(bool(args.tla_models))
         ),
-        "hypothesis": lambda: run_hypothesis_checks(examples) + _system_rows(examples),
+        "hypothesis": lambda: _contract_rows("hypothesis", examples),
     }
     start = time.monotonic()
     problem = tla_problem() if name == "tla" else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pubsub_spec.properties.kyra.rows import run_kyra_property_checks
+from pubsub_spec.properties.kyra.rows import rows as run_kyra_property_checks
 
 
 def test_kyra_property_rows_hold_and_reject_every_mutant() -> None:

@@ -8,9 +8,11 @@ from pubsub_spec.properties.octopia.check_rows import (
     SCOT_INV,
     SUBGROUP_INV,
     civ_check,
-    octopia_rows,
     subgrouping_check,
     witnesses_then_search,
+)
+from pubsub_spec.properties.octopia.check_rows import (
+    rows as octopia_rows,
 )
 from pubsub_spec.reference.octopia.system import OctopiaSystem
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
-from pubsub_spec.properties.checks import CheckResult
 from pubsub_spec.properties.kyra.checks import check_cliques, check_tree
 from pubsub_spec.properties.kyra.mutants import (
     cyclic_tree,
@@ -19,6 +18,7 @@ from pubsub_spec.properties.kyra.mutants import (
     single_linkage_hac,
     star_tree,
 )
+from pubsub_spec.properties.verdict import CheckResult, Found, timed_row
 from pubsub_spec.reference.kyra.hac import cluster_server_cliques
 from pubsub_spec.reference.kyra.trees import minimum_spanning_tree
 
@@ -70,10 +70,9 @@ def _tree_failure(tree: Tree, cases: list[tuple[list[str], Distance, float, int]
 MUTANT_MIN_EXAMPLES = 200
 
 
-def run_kyra_property_checks(examples: int = 200) -> list[CheckResult]:
+def rows(examples: int = 200) -> list[CheckResult]:
     cases = _cases(examples)
     mcases = cases if examples >= MUTANT_MIN_EXAMPLES else _cases(MUTANT_MIN_EXAMPLES)
-    rows: list[CheckResult] = []
     plan: list[tuple[str, Callable[[], str | None], bool]] = [
         ("HAC postconditions", lambda: _hac_failure(cluster_server_cliques, cases), False),
         ("mutant single-linkage HAC", lambda: _hac_failure(single_linkage_hac, mcases), True),
@@ -83,15 +82,18 @@ def run_kyra_property_checks(examples: int = 200) -> list[CheckResult]:
         ("mutant star tree", lambda: _tree_failure(star_tree, mcases), True),
         ("mutant cyclic tree", lambda: _tree_failure(cyclic_tree, mcases), True),
     ]
-    for name, run, broken in plan:
-        start = time.monotonic()
-        failure = run()
-        ok = (failure is not None) if broken else failure is None
-        detail = (f"rejected: {failure}" if failure else "NOT rejected") if broken else (
-            failure or "holds"
+    return [
+        timed_row(
+            LABEL,
+            "Hypothesis",
+            name,
+            "examples",
+            partial(_counted, len(mcases if broken else cases), run),
+            broken,
         )
-        rows.append(
-            CheckResult(LABEL, "Hypothesis", name, len(mcases if broken else cases), "examples",
-                        time.monotonic() - start, ok, detail)
-        )  # fmt: skip
-    return rows
+        for name, run, broken in plan
+    ]
+
+
+def _counted(n: int, run: Callable[[], str | None]) -> Found:
+    return n, run()

@@ -1,22 +1,18 @@
-"""OctopiA's rows for `pubsub-spec check` (issue 12, item 5; docs/octopia.md "Invariants"):
+"""OctopiA's rows for `pubsub-spec check` (docs/octopia.md "Invariants"):
 the SCOT product graph (I7), CIV correctness (I4) and "subgrouping loses no match" (I5, with
 exactly-once delivery I1), each checked on the reference and on its mutants, which must be
 rejected. Every row is bounded by counts (examples, scenarios, traces), never by time.
 
-`octopia_rows(examples)` returns `properties.checks.CheckResult` rows."""
+`rows(examples)` returns `properties.verdict.CheckResult` rows."""
 
 from __future__ import annotations
 
-import contextlib
-import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
 from pubsub_spec.conformance.generators import GENERATORS
-from pubsub_spec.properties.checks import CheckResult
 from pubsub_spec.properties.octopia.checks import (
     civ_violations,
     delivery_violations,
@@ -32,6 +28,7 @@ from pubsub_spec.properties.octopia.mutants import (
     WrongCibBit,
     octopia_factory,
 )
+from pubsub_spec.properties.verdict import CheckResult, Found, first_failure, timed_row
 from pubsub_spec.reference.common.model import Attribute, Predicate, Schema, Subscription
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.octopia.advertisements import Advertisement
@@ -40,50 +37,18 @@ from pubsub_spec.reference.octopia.scot import AcyclicFactor, Scot, path_factor
 from pubsub_spec.reference.octopia.subscriptions import subgroups
 from pubsub_spec.reference.octopia.system import OctopiaSystem
 
-SCOT_INV = "OctopiA: SCOT product graph (seed 002)"
-CIV_INV = "OctopiA: CIV correctness (seed 002)"
-SUBGROUP_INV = "OctopiA: subgrouping loses no match (seed 002)"
+SCOT_INV = "OctopiA: SCOT product graph"
+CIV_INV = "OctopiA: CIV correctness"
+SUBGROUP_INV = "OctopiA: subgrouping loses no match"
 
 T = TypeVar("T")
 
 
-class _Found(AssertionError):
-    pass
-
-
-def _search(examples: int) -> settings:
-    """Derandomized, quiet, no shrinking: the first failure found is the verdict."""
-    return settings(
-        max_examples=examples,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-    )
-
-
 def first_violation(
     strategy: st.SearchStrategy[T], check: Callable[[T], list[str]], examples: int
-) -> tuple[int, str | None]:
+) -> Found:
     """Run `check` on up to `examples` generated values; (values tried, first violation)."""
-    count = 0
-    found: list[str] = []
-
-    @_search(examples)
-    @given(strategy)
-    def run(value: T) -> None:
-        nonlocal count
-        count += 1
-        problems = check(value)
-        if problems:
-            found.append(problems[0])
-            raise _Found(problems[0])
-
-    with contextlib.suppress(_Found):
-        run()
-    return count, (found[0] if found else None)
+    return first_failure(strategy, lambda v: next(iter(check(v)), None), examples)
 
 
 # -- I7: the product graph (§III-A Eqs. 1-4, §IV) -------------------------------------------
@@ -298,20 +263,13 @@ def plan(examples: int) -> list[Plan]:
     ]
 
 
-def _both(a: tuple[int, str | None], b: tuple[int, str | None]) -> tuple[int, str | None]:
+def _both(a: Found, b: Found) -> Found:
     return a[0] + b[0], a[1] or b[1]
 
 
-def octopia_rows(examples: int = 40) -> list[CheckResult]:
-    rows: list[CheckResult] = []
-    for invariant, name, mutant, unit, runner in plan(examples):
-        start = time.monotonic()
-        n, found = runner()
-        secs = time.monotonic() - start
-        if mutant:
-            ok = found is not None
-            detail = f"rejected: {found}" if found else "NOT rejected: the check has no teeth"
-        else:
-            ok, detail = found is None, found or "holds"
-        rows.append(CheckResult(invariant, "Hypothesis", name, n, unit, secs, ok, detail))
-    return rows
+def rows(examples: int = 40) -> list[CheckResult]:
+    """The rows, at most 40 examples each (a scenario runs a system)."""
+    return [
+        timed_row(invariant, "Hypothesis", name, unit, runner, mutant)
+        for invariant, name, mutant, unit, runner in plan(min(examples, 40))
+    ]

@@ -1,31 +1,28 @@
-"""Tam et al. (seed 004) against the oracle on generated traces with churn, for
-`pubsub-spec check` (issue 13, item 4; docs/tam.md "Invariants checked"): `tam` (Scribe) and
+"""Tam et al. (DBISP2P 2003) against the oracle on generated traces with churn, for
+`pubsub-spec check` (docs/tam.md "Invariants checked"): `tam` (Scribe) and
 `tam-basic` (home nodes) deliver exactly the oracle's set on Hypothesis workloads with joins,
 leaves and failures (properties.thesis.strategies.workloads, strict matching: T10), and the
 mutants of properties.tam.mutants are rejected. Bounded by example counts.
 
-`tam_rows(examples)` returns `properties.checks.CheckResult` rows."""
+`rows(examples)` returns `properties.verdict.CheckResult` rows."""
 
 from __future__ import annotations
 
-import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 
-from pubsub_spec.properties.checks import CheckResult
 from pubsub_spec.properties.tam.mutants import NoRepair, NoSeenList
 from pubsub_spec.properties.thesis.strategies import workloads
+from pubsub_spec.properties.verdict import CheckResult, Found, first_failure, timed_row
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.sim.run import run_and_compare
 from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, TamConfig
 from pubsub_spec.reference.tam.info import TAM, TAM_BASIC
 
-TAM_INV = "Tam: exactly once against the oracle (seed 004)"
+TAM_INV = "Tam: exactly once against the oracle"
 
 
 def strict(trace: Trace) -> Trace:
@@ -45,42 +42,20 @@ def churn_traces(shape: Callable[[Trace], Trace] = strict) -> st.SearchStrategy[
     return workloads(churn=True, max_ops=30).map(lambda t: shape(strict(t)))
 
 
-class _Disagree(AssertionError):
-    pass
+def _disagreement(make: Callable[[Trace], Any], trace: Trace) -> str | None:
+    _, c = run_and_compare(trace, make)
+    return None if c.agree else c.summary()
 
 
 def first_disagreement(
     make: Callable[[Trace], Any], traces: st.SearchStrategy[Trace], examples: int
-) -> tuple[int, str | None]:
+) -> Found:
     """Run up to `examples` generated traces (derandomized, no shrinking) against the oracle;
     (traces run, the first disagreement)."""
-    count = 0
-    found: list[str] = []
-
-    @settings(
-        max_examples=examples,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-    )
-    @given(traces)
-    def run(trace: Trace) -> None:
-        nonlocal count
-        count += 1
-        _, c = run_and_compare(trace, make)
-        if not c.agree:
-            found.append(c.summary())
-            raise _Disagree(c.summary())
-
-    with contextlib.suppress(_Disagree):
-        run()
-    return count, (found[0] if found else None)
+    return first_failure(traces, lambda t: _disagreement(make, t), examples)
 
 
-def plan(examples: int) -> list[tuple[str, bool, Callable[[], tuple[int, str | None]]]]:
+def plan(examples: int) -> list[tuple[str, bool, Callable[[], Found]]]:
     """(check name, is a mutant, runner). A system run costs more than a lemma: a fifth of
     the section's examples for each property, at least 5."""
     n = max(5, examples // 5)
@@ -108,16 +83,9 @@ def plan(examples: int) -> list[tuple[str, bool, Callable[[], tuple[int, str | N
     ]
 
 
-def tam_rows(examples: int = 40) -> list[CheckResult]:
-    rows: list[CheckResult] = []
-    for name, mutant, runner in plan(examples):
-        start = time.monotonic()
-        count, found = runner()
-        secs = time.monotonic() - start
-        if mutant:
-            ok = found is not None
-            detail = f"rejected: {found}" if found else "NOT rejected: the check has no teeth"
-        else:
-            ok, detail = found is None, found or "holds"
-        rows.append(CheckResult(TAM_INV, "Hypothesis", name, count, "traces", secs, ok, detail))
-    return rows
+def rows(examples: int = 40) -> list[CheckResult]:
+    """The rows, from at most 40 examples (a trace runs a system)."""
+    return [
+        timed_row(TAM_INV, "Hypothesis", name, "traces", runner, mutant)
+        for name, mutant, runner in plan(min(examples, 40))
+    ]

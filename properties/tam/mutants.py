@@ -1,5 +1,5 @@
-"""Deliberately broken Tam systems (seed 004), each rejected by the oracle comparison of
-`properties.tam.checks` (docs/tam.md "Invariants checked")."""
+"""Deliberately broken Tam systems (Tam, Azimi, Jacobsen, DBISP2P 2003), each rejected by the
+oracle comparison of `properties.tam.checks` (docs/tam.md "Invariants checked")."""
 
 from __future__ import annotations
 

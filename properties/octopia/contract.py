@@ -1,0 +1,27 @@
+"""OctopiA's contract (properties/contract.py): Muhammad Shafique, "Adaptive Content-based
+Routing using Subscription Subgrouping in Structured Overlays", arXiv:1604.06853, with SNR, IDR
+and the TID baseline."""
+
+from __future__ import annotations
+
+from pubsub_spec.properties.contract import FigureSet, SystemContract
+
+CONTRACT = SystemContract(
+    family="octopia",
+    paper="Muhammad Shafique, Adaptive Content-based Routing using Subscription Subgrouping in "
+    "Structured Overlays, arXiv:1604.06853",
+    systems=("octopia-snr", "octopia-idr", "tid"),
+    tla_models=("MCScotRouting*",),
+    hypothesis=("pubsub_spec.properties.octopia.check_rows:rows",),
+    mutants=("pubsub_spec.properties.octopia.mutants",),
+    workloads=("pubsub_spec.properties.octopia.workloads",),
+    generators=("octopia-stock", "octopia-burst"),
+    benchmarks=("bench_octopia",),
+    figures=(
+        FigureSet(
+            "OctopiA §VIII (Figs. 9-11)",
+            ("9", "10", "11a", "11b", "11c"),
+            benchmark="bench_octopia",
+        ),
+    ),
+)

@@ -1,0 +1,28 @@
+"""Tam's contract (properties/contract.py): David Tam, Reza Azimi, Hans-Arno Jacobsen,
+"Building Content-based Publish/Subscribe Systems with Distributed Hash Tables", DBISP2P 2003,
+over Scribe (`tam`) and with home nodes (`tam-basic`)."""
+
+from __future__ import annotations
+
+from pubsub_spec.properties.contract import FigureSet, LemmaSet, SystemContract
+
+CONTRACT = SystemContract(
+    family="tam",
+    paper="David Tam, Reza Azimi, Hans-Arno Jacobsen, Building Content-based Publish/Subscribe "
+    "Systems with Distributed Hash Tables, DBISP2P 2003",
+    systems=("tam", "tam-basic"),
+    tla_models=("MCScribe*",),
+    z3=(LemmaSet("Tam: intervals, digests, keys", "pubsub_spec.properties.tam.lemmas"),),
+    hypothesis=("pubsub_spec.properties.tam.checks:rows",),
+    mutants=("pubsub_spec.properties.tam.mutants",),
+    workloads=("pubsub_spec.properties.tam.checks",),  # churn_traces
+    benchmarks=("bench_tam",),
+    # the paper's digits are lost: the shapes of its curves (§5)
+    figures=(
+        FigureSet(
+            "Tam §5 (the shapes of its figures)",
+            ("messages", "hit-rate", "keys", "rendezvous", "routes"),
+            benchmark="bench_tam",
+        ),
+    ),
+)
