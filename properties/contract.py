@@ -115,6 +115,7 @@ class FigureSet:
     ids: tuple[str, ...]
     writer: str = ""
     benchmark: str = ""
+    heads_index: bool = False  # its page opens `index.md` (the thesis' Chapter 4)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
-"""`pubsub-spec figures`: thesis Chapter 4 figure by figure (Figs. 4.1–4.10, Table 4.5), each
-as a PNG and a CSV of its series, with the thesis' stated values beside ours, and one Markdown
-page (`index.md`) that puts them side by side with a sentence per figure; likewise the LBDD
-paper's Tab. 1 and Figs. 1–4 (ids LT1, L1–L4, page `lbdd.md`: pubsub_spec/figures_lbdd.py).
+"""`pubsub-spec figures`: every paper's figures that a family's contract declares with a writer
+(properties/<family>/contract.py, `FigureSet`), family by family. Thesis Chapter 4 figure by
+figure (Figs. 4.1–4.10, Table 4.5), each as a PNG and a CSV of its series, with the thesis'
+stated values beside ours, and one Markdown page (`index.md`) that puts them side by side with a
+sentence per figure (`write_thesis_figures`, here); likewise the LBDD paper's Tab. 1 and
+Figs. 1–4 (ids LT1, L1–L4, page `lbdd.md`: pubsub_spec/figures_lbdd.py).
 
-The runs and series are `reference/thesis/figures.py`; this module only draws and writes.
+The thesis' runs and series are `reference/thesis/figures.py`; this module only draws and writes.
 `--scale full` is the thesis' own size (Table 4.1, §4.3.3); `--scale small` keeps the shapes at a
 tenth of the nodes and finishes in about a minute (CI runs it).
 """
@@ -15,13 +17,19 @@ import csv
 import gc
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pubsub_spec.argtypes import int_range
-from pubsub_spec.figures_lbdd import write_lbdd_figures
 from pubsub_spec.progress import ProgressBar
-from pubsub_spec.reference.lbdd.figures import LBDD_FIGURE_IDS
+from pubsub_spec.properties.contract import (
+    FigureOptions,
+    FigureSet,
+    FiguresWritten,
+    contracts,
+    resolve,
+)
 from pubsub_spec.reference.sim.run import Progress
 from pubsub_spec.reference.thesis.figures import (
     FIGURE_IDS,
@@ -39,7 +47,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="out/figures", help="output directory (default out/figures)")
     p.add_argument("--scale", choices=sorted(SCALES), default="full")
     p.add_argument(
-        "--only", default=None, help=f"comma-separated figure ids of {', '.join(FIGURE_IDS)}"
+        "--only",
+        default=None,
+        help="comma-separated figure ids (default: all): the thesis' "
+        f"{', '.join(FIGURE_IDS)} and the other papers' (declared by each family's contract, "
+        "properties/<family>/contract.py)",
     )
     p.add_argument("--no-check", action="store_true", help="skip the (streamed) oracle comparison")
     p.add_argument(
@@ -218,21 +230,11 @@ def page(
     return "\n".join(out)
 
 
-def run(args: argparse.Namespace) -> int:
-    known = (*FIGURE_IDS, *LBDD_FIGURE_IDS)
-    chosen = known if not args.only else tuple(args.only.split(","))
-    unknown = [f for f in chosen if f not in known]
-    if unknown:
-        print(f"error: unknown figure ids {unknown}; known: {', '.join(known)}", file=sys.stderr)
-        return 2
-    only = tuple(f for f in chosen if f in FIGURE_IDS)
-    lbdd_only = tuple(f for f in chosen if f in LBDD_FIGURE_IDS)
-    # a run allocates millions of small objects, few of them in cycles: rarer collections
-    gc.set_threshold(100_000, 50, 100)  # save about a tenth of the time (issue 14)
-    scale = SCALES[args.scale]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+def write_thesis_figures(out: Path, only: Sequence[str], options: FigureOptions) -> FiguresWritten:
+    """The thesis family's figure writer (properties/thesis/contract.py): the chosen figures of
+    Chapter 4 as PNG and CSV, and their page, which opens the index."""
     start = time.monotonic()
+    scale = SCALES[options.scale]
 
     def progress(name: str) -> Progress:
         return ProgressBar(f"figures {name}", min_total=200)
@@ -240,11 +242,11 @@ def run(args: argparse.Namespace) -> int:
     figs, runs = (
         build_figures(
             scale,
-            only,
+            tuple(only),
             progress,
-            check=not args.no_check,
-            jobs=args.jobs,
-            system_class=FastStreamingSystem if args.engine == "fast" else StreamingSystem,
+            check=options.check,
+            jobs=options.jobs,
+            system_class=FastStreamingSystem if options.engine == "fast" else StreamingSystem,
         )
         if only
         else ([], {})
@@ -258,14 +260,43 @@ def run(args: argparse.Namespace) -> int:
         draw(fig, out / f"{name}.png", labels)
         write_csv(fig, out / f"{name}.csv")
         print(f"{fig.id}: {fig.sentence}")
-    lbdd = write_lbdd_figures(out, args.scale, lbdd_only) if lbdd_only else 0
+    text = page(figs, runs, options.scale, time.monotonic() - start, options.engine)
+    bad = tuple(r.name for r in runs.values() if r.agree is False)
+    return FiguresWritten(len(figs), text, bad)
+
+
+def figure_sets() -> list[FigureSet]:
+    """The figure sets `pubsub-spec figures` writes: every family's that has a writer
+    (properties/contract.py), in the order of the families, the one heading the index first."""
+    sets = [f for c in contracts() for f in c.figures if f.writer]
+    return sorted(sets, key=lambda f: not f.heads_index)
+
+
+def run(args: argparse.Namespace) -> int:
+    sets = figure_sets()
+    known = tuple(i for f in sets for i in f.ids)
+    chosen = known if not args.only else tuple(args.only.split(","))
+    unknown = [f for f in chosen if f not in known]
+    if unknown:
+        print(f"error: unknown figure ids {unknown}; known: {', '.join(known)}", file=sys.stderr)
+        return 2
+    # a run allocates millions of small objects, few of them in cycles: rarer collections
+    gc.set_threshold(100_000, 50, 100)  # save about a tenth of the time
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    options = FigureOptions(args.scale, not args.no_check, args.engine, args.jobs)
+    written: list[FiguresWritten] = []
+    for fs in sets:
+        mine = [i for i in fs.ids if i in chosen]
+        if mine or fs.heads_index:  # its page heads the index, even without a figure
+            writer = resolve(fs.writer)
+            assert callable(writer), fs.writer
+            written.append(writer(out, mine, options))
     secs = time.monotonic() - start
-    text = page(figs, runs, args.scale, secs, args.engine)
-    if lbdd:  # the LBDD paper's figures (seed 003 §4) have a page of their own
-        text += f"\n## The LBDD paper\n\nIts table and figures: [lbdd.md](lbdd.md) ({lbdd}).\n"
-    (out / "index.md").write_text(text + "\n")
-    bad = [r.name for r in runs.values() if r.agree is False]
-    print(f"wrote {len(figs) + lbdd} figures and {out / 'index.md'} in {secs:.0f} s")
+    (out / "index.md").write_text("".join(w.index_text for w in written) + "\n")
+    bad = [name for w in written for name in w.disagree]
+    print(f"wrote {sum(w.count for w in written)} figures and {out / 'index.md'} in {secs:.0f} s")
     if bad:
         print(f"oracle: DISAGREE in runs {', '.join(bad)}")
         return 1

@@ -5,9 +5,11 @@ this module only draws and writes."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.properties.contract import FigureOptions, FiguresWritten
 from pubsub_spec.reference.lbdd.figures import LBDD_FIGURE_IDS, LbddFigure, build_lbdd_figures
 
 SEEDS = {"small": 3, "full": 20}  # address sets per n for Tab. 1 and Fig. 4
@@ -122,3 +124,11 @@ def write_lbdd_figures(out: Path, scale: str, only: tuple[str, ...] = LBDD_FIGUR
         print(f"LBDD {fig.id}: {fig.sentence}")
     (out / "lbdd.md").write_text(page(figs, scale) + "\n")
     return len(figs)
+
+
+def write_figures(out: Path, only: Sequence[str], options: FigureOptions) -> FiguresWritten:
+    """The LBDD family's figure writer (properties/lbdd/contract.py): the figures, `lbdd.md`,
+    and a link to it on the index page."""
+    n = write_lbdd_figures(out, options.scale, tuple(only))
+    link = f"\n## The LBDD paper\n\nIts table and figures: [lbdd.md](lbdd.md) ({n}).\n"
+    return FiguresWritten(n, link)

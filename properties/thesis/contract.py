@@ -40,6 +40,7 @@ CONTRACT = SystemContract(
             "thesis Chapter 4 (Figs. 4.1-4.10, Table 4.5)",
             ("4.1", "4.2", "4.3", "4.4", "4.5", "4.6", "4.7", "4.8", "4.9", "4.10", "T4.5"),
             writer="pubsub_spec.cmd_figures:write_thesis_figures",
+            heads_index=True,
         ),
     ),
 )

@@ -1,4 +1,4 @@
-"""The LBDD paper's table and figures (seed 003 §4), regenerated from the reference: Tab. 1 (path
+"""The LBDD paper's table and figures (LBDD §4), regenerated from the reference: Tab. 1 (path
 depth for 100–500 subscribers), Fig. 1 (the 12-PC test bed's dissemination tree), Fig. 2 (data
 distribution rate), Fig. 3 (the publisher's load) and Fig. 4 (contribution rates), each with the
 paper's stated values beside ours and a sentence on agreement or difference
