@@ -1,4 +1,4 @@
-"""argparse types with ranges (issue 10): every number a command takes is checked where it is
+"""argparse types with ranges: every number a command takes is checked where it is
 parsed, with a message that names the option's rule (`--nodes 0`, `nan`, `inf`, a negative
 depth, a probability of 5, an empty `--impl`, an `--out` that is a file)."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def _bounds(low: float | None, high: float | None, low_open: bool = False) -> st
 
 positive_int = int_range(1)
 non_negative_int = int_range(0)
-seed_int = int_range(-(2**53 - 1), 2**53 - 1)  # FORMAT.md, "Numbers"
+seed_int = int_range(-(2**53 - 1), 2**53 - 1)  # conformance/FORMAT.md, "Numbers"
 probability = float_range(0.0, 1.0)
 seconds = float_range(0.0, 86400.0, low_open=True)  # a timeout: > 0, at most a day
 
@@ -114,11 +115,25 @@ def feature_subset(text: str) -> frozenset[str]:
     return names
 
 
+SPARK_MASTER = re.compile(
+    r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+    r"|(spark|mesos)://[^\s/]+(:\d+)?(,[^\s/]+(:\d+)?)*/?|k8s://\S+"
+)
+
+
+def spark_master(text: str) -> str:
+    """A Spark master URL by its scheme (bad input, exit 2)."""
+    if not SPARK_MASTER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a Spark master URL (local, local[N], local-cluster[N,C,M], "
+            "spark://HOST:PORT, mesos://HOST:PORT, yarn, k8s://URL)"
+        )
+    return text.strip()
+
+
 def memory_size(text: str) -> str:
     """A JVM memory size as Spark takes it: a whole number and a unit k, m, g or t (e.g. 512m),
     at least 256m (less cannot run the SQL oracle's joins)."""
-    import re
-
     m = re.fullmatch(r"\s*(\d+)\s*([kmgt])b?\s*", text.lower())
     if m is None:
         raise argparse.ArgumentTypeError(f"expected a size such as 512m or 2g, got {text!r}")

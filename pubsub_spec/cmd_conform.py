@@ -9,22 +9,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import re
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pubsub_spec.argtypes import (
-    feature_subset,
-    memory_size,
-    name_list,
-    non_empty,
-    out_dir,
-    positive_int,
-    seconds,
-    seed_int,
-)
+from pubsub_spec.argtypes import non_empty, out_dir
 from pubsub_spec.ci import (
     BAD_INPUT,
     ENVIRONMENT,
@@ -38,7 +28,19 @@ from pubsub_spec.ci import (
     write_json,
     write_junit,
 )
-from pubsub_spec.conformance.generators import GENERATORS, PROFILES
+from pubsub_spec.common_args import (
+    add_count,
+    add_driver_memory,
+    add_features,
+    add_generators,
+    add_master,
+    add_ops,
+    add_partition_ops,
+    add_profile,
+    add_seed,
+    add_timeouts,
+)
+from pubsub_spec.conformance.generators import GENERATORS
 from pubsub_spec.conformance.impls import builtin
 from pubsub_spec.conformance.lifeline import Interrupted, interruptible
 from pubsub_spec.conformance.report import short_label, summary_rows, write_report
@@ -64,20 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", type=out_dir, default="out/conformance", help="report and traces go here"
     )
-    p.add_argument(
-        "--master", type=spark_master, default=None,
-        help="Spark master URL: local[N], spark://HOST:PORT, yarn, k8s://URL (default: local[2])",
-    )  # fmt: skip
-    p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
-    p.add_argument(
-        "--profile", choices=sorted(PROFILES), default=None,
-        help="trace size (default: small; medium with --ops)",
-    )  # fmt: skip
-    p.add_argument(
-        "--ops", type=positive_int, default=None, metavar="N",
-        help="size the trace set by its total number of ops instead of --count, and run it "
-        "streamed at Spark scale (docs/conformance.md, 'At scale')",
-    )  # fmt: skip
+    add_master(p)
+    add_count(p)
+    add_profile(p)
+    add_ops(p, ", and run it streamed at Spark scale (docs/conformance.md, 'At scale')")
     p.add_argument(
         "--sample-slow", type=fraction, default=None, metavar="FRACTION",
         help="with --ops: share of the traces the slow implementations (simulators, outside "
@@ -89,19 +81,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --ops: share of the traces the Python oracle cross-checks the SQL oracle on "
         f"(default {CROSS_OPS_BUDGET}/ops, at most all)",
     )  # fmt: skip
-    p.add_argument(
-        "--driver-memory", type=memory_size, default=None, metavar="SIZE",
-        help="the driver JVM's heap, spark.driver.memory (default: 512m with --ops, where "
-        "nothing large reaches the driver; Spark's 1g otherwise)",
-    )  # fmt: skip
-    p.add_argument(
-        "--partition-ops", type=positive_int, default=MAX_PARTITION_OPS, metavar="N",
-        help="with --ops: at most this many (estimated) ops per Spark partition",
-    )  # fmt: skip
-    p.add_argument("--seed", type=seed_int, default=1)
-    p.add_argument(
-        "--generators", type=name_list, default=",".join(GENERATORS), help="comma-separated"
-    )
+    add_driver_memory(p)
+    add_partition_ops(p)
+    add_seed(p, 1)
+    add_generators(p)
     p.add_argument(
         "--impls", default=",".join(builtin()), help="comma-separated built-in implementations"
     )
@@ -113,40 +96,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="CMD",
         help="an outside implementation: a command speaking conformance/PROTOCOL.md (repeatable)",
     )
-    p.add_argument(
-        "--op-timeout", type=seconds, default=5.0, help="seconds per op, outside programs"
-    )
-    p.add_argument(
-        "--total-timeout", type=seconds, default=120.0,
-        help="seconds per trace, outside programs and built-ins alike (default 120)",
-    )  # fmt: skip
+    add_timeouts(p)
     p.add_argument("--no-shrink", action="store_true", help="do not shrink failing traces")
-    p.add_argument(
-        "--features",
-        type=feature_subset,
-        default=None,
-        metavar="LIST",
-        help="judge implementations on this named subset of features only (e.g. "
-        "'strict,multi-schema'): skips for other features are accepted (feature policy, "
-        "docs/conformance.md)",
-    )
+    add_features(p)
 
 
-MASTER = re.compile(
-    r"local(\[(\d+|\*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
-    r"|(spark|mesos)://[^\s/]+(:\d+)?(,[^\s/]+(:\d+)?)*/?|k8s://\S+"
-)
 SCALE_DIRS = ("parquet", "results", "expected", "failing", "shrunk")  # conform --ops rewrites
-
-
-def spark_master(text: str) -> str:
-    """argparse type of --master: a Spark master URL by its scheme (bad input, exit 2)."""
-    if not MASTER.fullmatch(text.strip()):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a Spark master URL (local, local[N], local-cluster[N,C,M], "
-            "spark://HOST:PORT, mesos://HOST:PORT, yarn, k8s://URL)"
-        )
-    return text.strip()
 
 
 def _say(msg: str, start: float) -> None:

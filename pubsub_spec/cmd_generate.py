@@ -12,45 +12,34 @@ import sys
 import time
 from pathlib import Path
 
-from pubsub_spec.argtypes import (
-    existing_dir,
-    memory_size,
-    name_list,
-    out_dir,
-    positive_int,
-    seed_int,
+from pubsub_spec.argtypes import existing_dir, out_dir, positive_int
+from pubsub_spec.common_args import (
+    add_count,
+    add_driver_memory,
+    add_generators,
+    add_master,
+    add_ops,
+    add_partition_ops,
+    add_profile,
+    add_seed,
 )
-from pubsub_spec.conformance.generators import GENERATORS, PROFILES
+from pubsub_spec.conformance.generators import GENERATORS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=out_dir, default="out/traces", help="the trace set goes here")
-    p.add_argument(
-        "--generators",
-        type=name_list,
-        default=",".join(GENERATORS),
-        help=f"comma-separated, from: {', '.join(GENERATORS)}",
+    add_generators(p)
+    add_count(p)
+    add_seed(p, 1)
+    add_profile(p)
+    add_ops(
+        p,
+        ": the executors write Parquet only (no NDJSON), and the SQL oracle's deliveries as "
+        "Parquet in expected/",
     )
-    p.add_argument("--count", type=positive_int, default=3, help="traces per generator")
-    p.add_argument("--seed", type=seed_int, default=1)
-    p.add_argument(
-        "--profile", choices=sorted(PROFILES), default=None,
-        help="trace size (default: small; medium with --ops)",
-    )  # fmt: skip
-    p.add_argument(
-        "--ops", type=positive_int, default=None, metavar="N",
-        help="size the set by its total number of ops instead of --count: the executors write "
-        "Parquet only (no NDJSON), and the SQL oracle's deliveries as Parquet in expected/",
-    )  # fmt: skip
-    p.add_argument(
-        "--partition-ops", type=positive_int, default=50_000, metavar="N",
-        help="with --ops: at most this many (estimated) ops per Spark partition",
-    )  # fmt: skip
-    p.add_argument("--master", default=None, help="Spark master URL (default: local[2])")
-    p.add_argument(
-        "--driver-memory", type=memory_size, default=None, metavar="SIZE",
-        help="the driver JVM's heap, spark.driver.memory (default: 512m with --ops; else 1g)",
-    )  # fmt: skip
+    add_partition_ops(p)
+    add_master(p)
+    add_driver_memory(p)
     p.add_argument(
         "--partitions", type=positive_int, default=None, help="Spark partitions for generation"
     )

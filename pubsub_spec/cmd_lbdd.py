@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from pubsub_spec.argtypes import int_range, seed_int
+from pubsub_spec.argtypes import int_range
+from pubsub_spec.common_args import add_seed
 from pubsub_spec.reference.lbdd.algorithms import bucket_no, build_tree, digest, tree_depth
 
 
@@ -19,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--random", type=int_range(0, 1_000_000), default=0,
         help="N random IPv4 subscribers instead",
     )  # fmt: skip
-    p.add_argument("--seed", type=seed_int, default=0)
+    add_seed(p, 0)
     p.add_argument("--svg", default=None, help="also write the tree as an SVG picture")
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pubsub_spec.argtypes import float_range, int_range, seed_int
+from pubsub_spec.argtypes import float_range, int_range
+from pubsub_spec.common_args import add_seed
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.model import MATCH_MODES
@@ -52,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="aver_sub/node (Table 4.1: 5)",
     )
     p.add_argument("--events", type=events, default=10000, help="num_pubs (Table 4.1: 10000)")
-    p.add_argument("--seed", type=seed_int, default=0)
+    add_seed(p, 0)
     p.add_argument(
         "--system", choices=sorted(SYSTEMS), default="thesis", help="see `pubsub-spec systems`"
     )

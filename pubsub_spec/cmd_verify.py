@@ -18,8 +18,9 @@ import tarfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from pubsub_spec.argtypes import feature_subset, non_empty, out_dir, seconds
+from pubsub_spec.argtypes import non_empty, out_dir
 from pubsub_spec.ci import EPILOG, output_file, write_json, write_junit
+from pubsub_spec.common_args import add_features, add_timeouts
 from pubsub_spec.conformance.impls import builtin, outside
 from pubsub_spec.conformance.lifeline import Interrupted, interruptible
 from pubsub_spec.conformance.run_vectors import (
@@ -53,8 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     who.add_argument(
         "--builtin", type=_builtin_name, metavar="NAME", help=f"one of {', '.join(builtin())}"
     )
-    p.add_argument("--op-timeout", type=seconds, default=5.0, help="seconds per op (default 5)")
-    p.add_argument("--total-timeout", type=seconds, default=120.0, help="seconds per trace")
+    add_timeouts(p)
     p.add_argument(
         "--report", type=out_dir, metavar="DIR", help="also write report.md and report.html here"
     )
@@ -65,13 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--junit", type=output_file, metavar="FILE",
         help="also write JUnit XML: one testcase per trace",
     )  # fmt: skip
-    p.add_argument(
-        "--features",
-        type=feature_subset,
-        default=None,
-        metavar="LIST",
-        help="judge on this named subset of features only (feature policy, docs/conformance.md)",
-    )
+    add_features(p)
     p.add_argument(
         "targets", nargs="*", metavar="DIR_OR_FILE", default=[str(VECTORS)],
         help="vector directories, trace files or release tarballs (default: the committed "
