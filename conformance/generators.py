@@ -1,14 +1,15 @@
 """Trace generators for the conformance suite, each a pure function of (seed, index, profile):
-the thesis' Zipf workload (§4.1.2), a uniform one, and adversarial ones aimed at the places a
-implementation gets wrong (DESIGN.md, "Conformance"): identical and corner points, values on
-2d-tree zone boundaries and on cut-off remap segment boundaries, wide ranges over the cut-off,
-partial events in both matching modes, unsubscription and churn; and advertisement-driven
-workloads (trace format v2, FORMAT.md "Advertisements"): OctopiA's stock-quote workload (seed
-002 §VIII) and a High Rate Publisher's burst that congests OctopiA's output queues (§VII-B).
+the thesis' Zipf workload (§4.1.2), a uniform one, and adversarial ones aimed at the places an
+implementation gets wrong (docs/conformance.md, "What the default set catches"): identical and
+corner points, values on 2d-tree zone boundaries and on cut-off remap segment boundaries, wide
+ranges over the cut-off, partial events in both matching modes, unsubscription and churn; and
+advertisement-driven workloads (trace format v2, conformance/FORMAT.md "Advertisements"):
+OctopiA's stock-quote workload (Shafique, arXiv:1604.06853, §VIII) and a High Rate Publisher's
+burst that congests OctopiA's output queues (§VII-B).
 
 Adding a generator adds vectors (`python -m pubsub_spec.conformance.vectors make`); a new one
 must not change what an existing one draws, so each draws from its own (seed, name, index)
-generator."""
+generator (`substream`, reference/sim/seeds.py)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ from pubsub_spec.reference.thesis.config import SECTION, ThesisConfig
 from pubsub_spec.reference.thesis.workload import thesis_trace
 
 Generator = Callable[[int, int, str], Trace]
-# (nodes, subscriptions, publishes) per trace. `large` (issue 15) is for runs sized by ops
+# (nodes, subscriptions, publishes) per trace. `large` is for runs sized by ops
 # (`--ops`, conformance/scale/); adding it changes no draw of the other profiles.
 PROFILES = {
     "tiny": (6, 12, 12),
@@ -417,6 +418,6 @@ GENERATORS: dict[str, Generator] = {
     "churn": _gen("churn", _uniform, churn=True),
     "octopia-stock": _stock_gen("octopia-stock", burst=False),
     "octopia-burst": _stock_gen("octopia-burst", burst=True),
-    # aimed at realistic faults (issue 18): representation, shared names, churn x lenient, mixes
+    # aimed at realistic faults: representation, shared names, churn x lenient, mixes
     **POWER_GENERATORS,
 }

@@ -1,5 +1,5 @@
-"""Generators aimed at the faults a realistic implementation makes (issue 18, docs/conformance.md
-"What the default set catches"): representation (values one ulp either side of every bound,
+"""Generators aimed at the faults a realistic implementation makes (docs/conformance.md, "What
+the default set catches"): representation (values one ulp either side of every bound,
 bounds with 17 significant digits, int domains beyond 2^24 and up to 2^53 - 1, subnormals, -0.0
 against a bound of 0.0, very wide and very narrow ranges), schemas that share attribute names,
 churn mixed with lenient matching and multi-node failures, and a mix of every concern in one
@@ -7,7 +7,7 @@ trace. Each is a pure function of (seed, index, profile) drawing from its own ge
 those of conformance/generators.py, and both oracles agree on its output.
 
 The numbers stay inside what the format guarantees every mainstream JSON reader honours
-(FORMAT.md, "Numbers"): doubles written in their shortest round-trip form, ints within
+(conformance/FORMAT.md, "Numbers"): doubles written in their shortest round-trip form, ints within
 +-(2^53 - 1)."""
 
 from __future__ import annotations
