@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pubsub_spec.conformance.lifeline import die_with_parent, load_libc
+from pubsub_spec.conformance.lifeline import die_with_parent, ensure_watchdog, load_libc
 from pubsub_spec.conformance.supervisor import (
     Limits,
     register_live,
@@ -103,6 +103,7 @@ def run_isolated(run: Runner, trace: Trace, limits: Limits) -> Isolated:
     r, w = os.pipe()
     parent = os.getpid()
     load_libc()
+    ensure_watchdog()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         die_with_parent(parent)  # even if the runner is SIGKILLed (conformance/lifeline.py)

@@ -119,18 +119,24 @@ _DOG: _Watchdog | None = None
 _DOG_LOCK = threading.Lock()
 
 
-def watch(pgid: int) -> None:
-    """Have the watchdog SIGKILL group `pgid` if this process ends before `unwatch(pgid)`."""
+def ensure_watchdog() -> None:
+    """Start this process's watchdog now (before a fork), so that only a write is left
+    between the fork and `watch`."""
     global _DOG
     if not sys.platform.startswith("linux"):
         return
     with _DOG_LOCK:
         if _DOG is None or _DOG.owner != os.getpid():  # none yet, or the parent's (a fork)
-            try:
+            with contextlib.suppress(OSError):
                 _DOG = _Watchdog()
-            except OSError:
-                return
-        _DOG.send(f"+{pgid}\n")
+
+
+def watch(pgid: int) -> None:
+    """Have the watchdog SIGKILL group `pgid` if this process ends before `unwatch(pgid)`."""
+    ensure_watchdog()
+    with _DOG_LOCK:
+        if _DOG is not None and _DOG.owner == os.getpid():
+            _DOG.send(f"+{pgid}\n")
 
 
 def unwatch(pgid: int) -> None:
@@ -155,11 +161,34 @@ class Interrupted(BaseException):  # like KeyboardInterrupt: no `except Exceptio
         return 128 + self.signum
 
 
+_RAISED = threading.Event()
+
+
 def _raise(signum: int, frame: FrameType | None) -> None:
     from pubsub_spec.conformance.supervisor import kill_all
 
     kill_all()
+    if _RAISED.is_set():  # a repeated or forwarded signal: the first one is being handled
+        return
+    _RAISED.set()
     raise Interrupted(signum)
+
+
+def _forward(r: int, main: int) -> None:
+    """Python runs signal handlers in the main thread only, and a signal the kernel delivered
+    to another thread (a Py4J thread, say) does not interrupt the main thread's blocking read:
+    resend it to the main thread once, so that its read fails with EINTR and the handler runs."""
+    sent = False
+    try:
+        while data := os.read(r, 64):
+            if not sent:
+                sent = True
+                with contextlib.suppress(OSError, ValueError):
+                    signal.pthread_kill(main, data[0])
+    except OSError:
+        pass
+    finally:
+        os.close(r)
 
 
 @contextlib.contextmanager
@@ -171,9 +200,18 @@ def interruptible() -> Iterator[None]:
     from pubsub_spec.conformance.supervisor import install_handlers
 
     install_handlers()  # first, so that it stays the handler outside this block
+    _RAISED.clear()
+    r, w = os.pipe()
+    os.set_blocking(w, False)
     previous = {s: signal.signal(s, _raise) for s in (signal.SIGINT, signal.SIGTERM)}
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    main = threading.main_thread().ident
+    assert main is not None
+    threading.Thread(target=_forward, args=(r, main), daemon=True).start()
     try:
         yield
     finally:
+        signal.set_wakeup_fd(old_fd)
         for s, handler in previous.items():
             signal.signal(s, handler)
+        os.close(w)  # the forwarder reads EOF and ends; it closes nothing else

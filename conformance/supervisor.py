@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
-from pubsub_spec.conformance.lifeline import child_setup, load_libc, unwatch, watch
+from pubsub_spec.conformance.lifeline import (
+    child_setup,
+    ensure_watchdog,
+    load_libc,
+    unwatch,
+    watch,
+)
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -182,6 +188,7 @@ class Supervised:
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], limits: Limits) -> None:
         self.limits = limits
         load_libc()
+        ensure_watchdog()
         self.p = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,

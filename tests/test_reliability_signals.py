@@ -128,6 +128,7 @@ def test_kill_of_a_process_running_a_builtin_kills_its_worker(tmp_path: Path) ->
     assert proc.stdout is not None
     worker, grandchild = (int(x) for x in proc.stdout.readline().split())
     assert pid_alive(worker) and pid_alive(grandchild)
+    time.sleep(0.3)  # the parent has recorded the worker's group (a few instructions after fork)
     proc.kill()
     proc.wait(timeout=30)
     assert not _all_gone({worker, grandchild}), "the built-in's worker outlived its parent"
