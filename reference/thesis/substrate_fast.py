@@ -35,6 +35,8 @@ from pubsub_spec.reference.thesis.messages import (
     HEADER,
     ID,
     TYPE_OF,
+    EventDelivery,
+    LeafUpdate,
     Message,
     ProbePub,
     event_size,
@@ -54,7 +56,7 @@ from pubsub_spec.reference.thesis.tree import TreeNode
 
 
 class FastEngine(Engine[Item]):
-    """The reference engine with its step loop inline."""
+    """The reference engine with its step loop inline and sequence numbers taken in bulk."""
 
     def drain(self, handle: Callable[[Item], str], until: float | None) -> None:
         """`Engine.step(handle)` while an item is due (at or before `until`; None: all)."""
@@ -67,13 +69,22 @@ class FastEngine(Engine[Item]):
             if len(pending) >= 4096:
                 self._flush()
 
+    def reserve(self, n: int) -> tuple[list[tuple[float, int, Item]], int]:
+        """The queue and the first of `n` sequence numbers taken at once: pushing
+        `(at, first + i, item_i)` for i < n, at >= now, is `schedule(at_i, item_i)` in order."""
+        first = self._seq + 1
+        self._seq += n
+        return self._queue, first
+
 
 class FastSubstrate(Substrate):
     """The reference substrate's results, each computed once (module doc)."""
 
     def __init__(self, system: TwoDTreeSystem) -> None:
         super().__init__(system)
-        self._routes: dict[tuple[int, int], tuple[tuple[str, ...], float]] = {}
+        # (sender, key, kind) -> the senders' (name, kind) along the route and its latency
+        self._routes: dict[tuple[int, int, str], tuple[tuple[tuple[str, str], ...], float]] = {}
+        self._one_ways: dict[int, dict[int, float]] = {}  # src -> dst -> `one_way`
         self._homes: dict[int, Peer] = {}
         self._first_hops: dict[tuple[int, int], int] = {}
         self._where: dict[int, tuple[str, float, float]] = {}  # pid -> name, x, y
@@ -158,67 +169,99 @@ class FastSubstrate(Substrate):
             total += BASE_ONE_WAY_MS + scale * math.hypot(x1 - x2, y1 - y2)
         return total
 
-    def _count(self, senders: Sequence[str], kind: str, size: int) -> None:
-        """One send of `kind`: a hop of `size` bytes at each sender (D-MSG)."""
+    def _count(self, keys: Sequence[tuple[str, str]], kind: str, size: int) -> None:
+        """One send of `kind`: a hop of `size` bytes at each sender, `keys` the senders'
+        (name, kind) (D-MSG)."""
         m = self.system.metrics
         m.sends[kind] += 1
-        if senders:
-            n = len(senders)
+        if keys:
+            n = len(keys)
             m.messages[kind] += n
             m.bytes[kind] += size * n
             peer_bytes, peer_messages = m.peer_bytes, m.peer_messages
-            for name in senders:
-                peer_bytes[(name, kind)] += size
-                peer_messages[(name, kind)] += 1
+            for k in keys:
+                peer_bytes[k] += size
+                peer_messages[k] += 1
 
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
-        route = self._routes.get((src.pid, key))
+        kind = TYPE_OF[type(msg)]
+        route = self._routes.get((src.pid, key, kind))
         if route is None:
-            route = self._routes[(src.pid, key)] = self._route(src.pid, key)
-        senders, latency = route
-        self._count(senders, TYPE_OF[type(msg)], self._size(msg))
-        lost, delay = self.leaf_update_fault(msg)
+            senders, latency = self._route(src.pid, key)
+            route = self._routes[(src.pid, key, kind)] = (
+                tuple((name, kind) for name in senders),
+                latency,
+            )
+        keys, latency = route
+        self._count(keys, kind, self._size(msg))
         s = self.system
-        if lost:
-            s.metrics.leaf_updates_lost += 1
-            return
-        s.engine.schedule(s.engine.now + latency + delay, Arrival(msg, key, None))
+        engine = s.engine
+        if isinstance(msg, LeafUpdate):  # `leaf_update_fault` is (False, 0.0) for any other
+            lost, delay = self.leaf_update_fault(msg)
+            if lost:
+                s.metrics.leaf_updates_lost += 1
+                return
+            engine.schedule(engine.now + latency + delay, Arrival(msg, key, None))
+        else:  # `now + latency + 0.0` is `now + latency`
+            engine.schedule(engine.now + latency, Arrival(msg, key, None))
 
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
         s = self.system
+        kind = TYPE_OF[type(msg)]
         if dst_pid == src.pid:
-            senders: tuple[str, ...] = ()
+            keys: tuple[tuple[str, str], ...] = ()
             latency = 0.0
         else:
-            senders = ((self._where.get(src.pid) or self._place(src.pid))[0],)
-            latency = self._latency((src.pid, dst_pid))
-        self._count(senders, TYPE_OF[type(msg)], self._size(msg))
+            keys = (((self._where.get(src.pid) or self._place(src.pid))[0], kind),)
+            latency = self._one_way(src.pid, dst_pid)
+        self._count(keys, kind, self._size(msg))
         s.engine.schedule(s.engine.now + latency, Arrival(msg, key, None if key else dst_pid))
+
+    def _one_way(self, src: int, dst: int) -> float:
+        """`LatencyModel.one_way` between two peers (src != dst), kept per pair: it is fixed by
+        their names (reference/sim/latency.py), and a peer id by its name."""
+        from_src = self._one_ways.get(src)
+        if from_src is None:
+            from_src = self._one_ways[src] = {}
+        latency = from_src.get(dst)
+        if latency is None:
+            latency = from_src[dst] = self._latency((src, dst))
+        return latency
 
     def send_deliveries(self, src: Peer, event: Event, targets: Targets, published: float) -> None:
         """Per target, the reference's `send_direct(src, pid, EventDelivery(event, (target,),
         published, src.name))`: one hop counted at `src`, its latency one `one_way`."""
         s = self.system
-        pid_of, where, place = s.pid_of, self._where, self._place
-        base_size = HEADER + self._event_size(event) + ID
         engine = s.engine
-        now, schedule, scale, hypot = engine.now, engine.schedule, s.latency.scale, math.hypot
+        if not isinstance(engine, FastEngine):  # an engine put in place by a subclass
+            for t in targets:  # as the reference substrate sends them
+                s.send_direct(src, s.pid_of[t[0]], EventDelivery(event, (t,), published, src.name))
+            return
+        pid_of = s.pid_of
+        base_size = HEADER + self._event_size(event) + ID
+        now, push = engine.now, heapq.heappush
+        queue, seq = engine.reserve(len(targets))
         me = src.pid
-        name, x1, y1 = where.get(me) or place(me)
+        from_me = self._one_ways.get(me)
+        if from_me is None:
+            from_me = self._one_ways[me] = {}
         hops = sent = 0
         for sub, ids in targets:
             dst = pid_of[sub]
             if dst == me:
-                latency = 0.0
+                push(queue, (now + 0.0, seq, (event, sub, ids, published, dst)))
             else:
                 hops += 1
-                sent += base_size + sum(map(len, ids))
-                _, x2, y2 = where.get(dst) or place(dst)
-                latency = BASE_ONE_WAY_MS + scale * hypot(x1 - x2, y1 - y2)
-            schedule(now + latency, (event, sub, ids, published, dst))
+                sent += base_size + (len(ids[0]) if len(ids) == 1 else sum(map(len, ids)))
+                latency = from_me.get(dst)
+                if latency is None:
+                    latency = from_me[dst] = self._latency((me, dst))
+                push(queue, (now + latency, seq, (event, sub, ids, published, dst)))
+            seq += 1
         m, kind = s.metrics, "EventDelivery"
         m.sends[kind] += len(targets)
         if hops:
+            name = (self._where.get(me) or self._place(me))[0]
             m.messages[kind] += hops
             m.bytes[kind] += sent
             m.peer_bytes[(name, kind)] += sent

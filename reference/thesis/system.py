@@ -138,10 +138,8 @@ class TwoDTreeSystem(System[Item]):
         self.net.membership_changed()
         return peer
 
-    @staticmethod
-    def _key(qattr: str, bits: str) -> int:
-        """id = hash(identifier) (thesis §3.2.1)."""
-        return node_key(qattr, bits)
+    # id = hash(identifier) (thesis §3.2.1), computed once per tree node
+    _key = staticmethod(node_key)
 
     def _home(self, key: int) -> Peer:
         """The ready peer numerically closest to the key: a peer that has joined but is not
@@ -188,18 +186,25 @@ class TwoDTreeSystem(System[Item]):
         if isinstance(item, Timer):
             self._on_ready(item.name)
             return f"timer {item.action} {item.name}"
+        msg = item.msg
         if item.key is not None:
-            peer = self._home(item.key)
+            peer = self.net.home(item.key)  # `_home`
         else:
             assert item.pid is not None
-            if item.pid not in self.peers:
-                return f"drop {TYPE_OF[type(item.msg)]} to dead peer"
-            peer = self.peers[item.pid]
-        self._handle(peer, item.msg)
-        return f"{TYPE_OF[type(item.msg)]} {peer.name} {_describe(item.msg)}"
+            found = self.peers.get(item.pid)
+            if found is None:
+                return f"drop {TYPE_OF[type(msg)]} to dead peer"
+            peer = found
+        self._handle(peer, msg)
+        return f"{TYPE_OF[type(msg)]} {peer.name} {_describe(msg)}"
 
     def _handle(self, peer: Peer, msg: Message) -> None:
-        if isinstance(msg, ProbeSub):
+        # the most frequent first (the message classes are disjoint)
+        if isinstance(msg, ProbePub):
+            self._on_probe_pub(peer, msg)
+        elif isinstance(msg, ProbePubMulticast):
+            self._on_probe_pub_multicast(peer, msg)
+        elif isinstance(msg, ProbeSub):
             self._on_probe_sub(peer, msg)
         elif isinstance(msg, InsertSub):
             self._on_insert_sub(peer, msg)
@@ -207,10 +212,6 @@ class TwoDTreeSystem(System[Item]):
             self._on_transfer_sub(peer, msg)
         elif isinstance(msg, LeafUpdate):
             self._on_leaf_update(peer, msg)
-        elif isinstance(msg, ProbePub):
-            self._on_probe_pub(peer, msg)
-        elif isinstance(msg, ProbePubMulticast):
-            self._on_probe_pub_multicast(peer, msg)
         else:
             self._on_event_delivery(peer, msg)
 
@@ -461,7 +462,7 @@ class TwoDTreeSystem(System[Item]):
             self.send_direct(peer, nxt, ProbePubMulticast(msg.event, tuple(groups[nxt])))
 
     def _on_probe_pub(self, peer: Peer, msg: ProbePub) -> None:
-        node = self._node(peer, msg.qattr, msg.target)
+        node = peer.nodes.get((msg.qattr, msg.target))  # `_node`, the most frequent call
         if node is None:
             self.metrics.jump_backs += 1
             up = jump_back(msg.target)  # Program 3.3, line 53
@@ -664,10 +665,10 @@ class TwoDTreeSystem(System[Item]):
 
 
 def _describe(msg: Message) -> str:
-    if isinstance(msg, ProbeSub | InsertSub):
-        return f"{msg.point.sub.id}#{msg.point.segment.index}@{msg.target}"
     if isinstance(msg, ProbePub):
         return f"{msg.event.id}@{msg.qattr}:{msg.target}"
+    if isinstance(msg, ProbeSub | InsertSub):
+        return f"{msg.point.sub.id}#{msg.point.segment.index}@{msg.target}"
     if isinstance(msg, ProbePubMulticast):
         return f"{msg.event.id}x{len(msg.dests)}"
     if isinstance(msg, EventDelivery):
