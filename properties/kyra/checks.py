@@ -19,9 +19,10 @@ def check_cliques(
     max_distance: float,
     max_num: int,
 ) -> list[str]:
-    """Brief §5.5: the cliques partition the servers; each has at most maxNumServers servers
-    and diameter at most maxDistance (§III.A "satisfy both conditions"); and at exit no two
-    cliques could still merge (maximality, with erratum K-E2)."""
+    """Fig. 5 (docs/kyra.md, "Invariants and mutants"): the cliques partition the servers; each
+    has at most maxNumServers servers and diameter at most maxDistance (§III.A "satisfy both
+    conditions"); and at exit no two cliques could still merge (maximality, with erratum
+    K-E2)."""
     out: list[str] = []
     flat = [s for c in cliques for s in c]
     if sorted(flat) != sorted(servers) or len(set(flat)) != len(flat):
@@ -67,8 +68,8 @@ def brute_force_mst_weight(members: Sequence[str], weight: Distance) -> float:
 def check_tree(
     members: Sequence[str], edges: Sequence[tuple[str, str]], weight: Distance
 ) -> list[str]:
-    """Brief §5.4: spanning and acyclic over exactly its members, |E| = |V| - 1, of minimum
-    weight (against brute force)."""
+    """§III (docs/kyra.md, "Invariants and mutants"): spanning and acyclic over exactly its
+    members, |E| = |V| - 1, of minimum weight (against brute force)."""
     out: list[str] = []
     names = sorted(set(members))
     ends = {x for e in edges for x in e}

@@ -1,5 +1,6 @@
-"""The checks OctopiA's tests run (brief §5, I1-I7), each a function returning the
-violations found (empty = pass), so that a mutant is shown rejected by the same function."""
+"""The checks OctopiA's tests run (I1-I7, docs/octopia.md "Invariants and mutants"), each a
+function returning the violations found (empty = pass), so that a mutant is shown rejected by
+the same function."""
 
 from __future__ import annotations
 

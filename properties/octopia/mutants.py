@@ -1,5 +1,5 @@
 """Deliberately broken OctopiA/TID variants; each must be rejected by a check
-(tests/test_octopia_*.py). Brief §5 lists the mutants to catch."""
+(tests/test_octopia_*.py; docs/octopia.md, "Invariants and mutants")."""
 
 from __future__ import annotations
 
