@@ -85,6 +85,9 @@ PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
     "reference/sim/": (
         _KILLS,
         "tests/test_mutation_kills_sim.py",
+        "tests/test_sim_installation.py",
+        "tests/test_sim_seeds.py",
+        "tests/test_mutation_kills_thesis.py",  # sizes.py: the worked size example
         "tests/test_thesis_behaviour.py",
         "tests/test_thesis_speed.py",
         "tests/test_kyra_systems.py",
