@@ -1,9 +1,11 @@
 """`pubsub-spec check`: every invariant check — z3 lemmas, TLA+ models, Hypothesis against the
 reference — in one table: invariant, checker, check, states or examples explored, time, verdict.
-A mutant row passes when its check REJECTS the broken variant. Exit code 1 on any failure
-(a checker that cannot run is a failure, not a silent pass), 2 on bad input (an unknown
-section or model, a selection of no row), 3 when a checker cannot run for want of something
-on the machine (`tla`, a Python package; the fix is printed) and nothing else failed.
+The rows are every system family's, found through the families' contracts
+(properties/<family>/contract.py, docs/layout.md "Adding a system"), and the models of
+spec/manifest.json. A mutant row passes when its check REJECTS the broken variant. Exit code 1
+on any failure (a checker that cannot run is a failure, not a silent pass), 2 on bad input (an
+unknown section or model, a selection of no row), 3 when a checker cannot run for want of
+something on the machine (`tla`, a Python package; the fix is printed) and nothing else failed.
 `--junit`/`--json` write the rows for CI (pubsub_spec/ci.py, docs/ci.md)."""
 
 from __future__ import annotations
