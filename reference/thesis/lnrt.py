@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from pubsub_spec.reference.thesis.space import TargetArea
+from pubsub_spec.reference.thesis.space import CellRect, TargetArea, zone_cells
 
 
 def is_partition(owner: str, records: Iterable[str]) -> bool:
@@ -38,6 +38,9 @@ class LeafNodeRoutingTable:
         # code that changes _records directly, such as the mutants, is still seen)
         self._sorted: list[str] = []
         self._sorted_from: set[str] = set()
+        self._zones: list[tuple[str, CellRect]] = []
+        self._zones_of: list[str] | None = None
+        self._zones_k = 0
         assert is_partition(owner, self._records), (owner, sorted(self._records))
 
     @staticmethod
@@ -67,7 +70,13 @@ class LeafNodeRoutingTable:
 
     def records_overlapping(self, area: TargetArea, k: int) -> list[str]:
         """Records whose zone overlaps the target area (RndRegionProbe, Program 3.3, line 49)."""
-        return [r for r in self._in_order() if area.overlaps(r, k)]
+        records = self._in_order()
+        if self._zones_of is not records or self._zones_k != k:
+            # the zones of the records in order, kept with the order they were computed for
+            self._zones = [(r, zone_cells(r, k)) for r in records]
+            self._zones_of, self._zones_k = records, k
+        overlaps = area.overlaps_zone
+        return [r for r, zone in self._zones if overlaps(zone)]
 
     def apply_split(self, node: str) -> bool:
         """LeafNodeUpdateMessage "node split into node0, node1" (Program 3.1, line 63).

@@ -109,7 +109,9 @@ class TargetArea:
     cy_hi: int
 
     def overlaps(self, bits: str, k: int) -> bool:
-        r = zone_cells(bits, k)
+        return self.overlaps_zone(zone_cells(bits, k))
+
+    def overlaps_zone(self, r: CellRect) -> bool:
         return r.x0 <= self.cx_hi and r.x1 > self.cx_lo and r.y0 <= self.cy_hi and r.y1 > self.cy_lo
 
 

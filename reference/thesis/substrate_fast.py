@@ -20,12 +20,13 @@ are the reference's own (reference/thesis/system.py); only these differ:
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
-from pubsub_spec.reference.common.model import Event, Number
+from pubsub_spec.reference.common.model import Event, Number, qualified
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.sim.engine import Engine
 from pubsub_spec.reference.sim.latency import BASE_ONE_WAY_MS
@@ -44,10 +45,12 @@ from pubsub_spec.reference.thesis.messages import (
 )
 from pubsub_spec.reference.thesis.substrate import (
     Arrival,
+    Deliver,
     Entry,
     Group,
     Item,
     Peer,
+    Pred,
     Substrate,
     Targets,
 )
@@ -58,14 +61,20 @@ from pubsub_spec.reference.thesis.tree import TreeNode
 class FastEngine(Engine[Item]):
     """The reference engine with its step loop inline and sequence numbers taken in bulk."""
 
-    def drain(self, handle: Callable[[Item], str], until: float | None) -> None:
-        """`Engine.step(handle)` while an item is due (at or before `until`; None: all)."""
+    def drain(
+        self, handle: Callable[[Item], str], deliver: Callable[[Deliver], str], until: float | None
+    ) -> None:
+        """`Engine.step(handle)` while an item is due (at or before `until`; None: all), with
+        `deliver(item)` for a `Deliver` item, `handle`'s own first branch, called directly."""
         queue, pending, pop = self._queue, self._pending, heapq.heappop
         while queue and (until is None or queue[0][0] <= until):
             at, seq, item = pop(queue)
             self.now = at
             self.processed += 1
-            pending.append(f"{at!r}|{seq}|{handle(item)}\n")
+            if type(item) is tuple:
+                pending.append(f"{at!r}|{seq}|{deliver(item)}\n")
+            else:
+                pending.append(f"{at!r}|{seq}|{handle(item)}\n")
             if len(pending) >= 4096:
                 self._flush()
 
@@ -100,7 +109,7 @@ class FastSubstrate(Substrate):
     def run(self, dispatch: Callable[[Item], str], until: float | None) -> None:
         engine = self.system.engine
         if isinstance(engine, FastEngine):
-            engine.drain(dispatch, until)
+            engine.drain(dispatch, self.system.on_deliver, until)
         else:  # an engine put in place by a subclass of the system
             super().run(dispatch, until)
 
@@ -300,11 +309,18 @@ class FastSubstrate(Substrate):
                 seg.index == 0,
                 sub.id,
                 # the base attribute's predicate holds whenever the segment holds the value:
-                # the segments of a point partition that predicate's range (§3.5, D-SEG)
+                # the segments of a point partition that predicate's range (§3.5, D-SEG);
+                # the rest narrowest first, the likeliest to fail (a conjunction of tests
+                # without side effects: any order gives the same result)
                 tuple(
-                    (p.attribute, p.lo, p.hi)
-                    for p in sub.predicates
-                    if not (p.attribute == base and p.lo <= seg.lo and seg.hi <= p.hi)
+                    sorted(
+                        (
+                            (p.attribute, p.lo, p.hi)
+                            for p in sub.predicates
+                            if not (p.attribute == base and p.lo <= seg.lo and seg.hi <= p.hi)
+                        ),
+                        key=functools.partial(self._share, sub.schema),
+                    )
                 ),
             )
             by_base.setdefault((sub.schema, base), []).append(entry)
@@ -313,6 +329,13 @@ class FastSubstrate(Substrate):
         ]
         self._leaves[id(node)] = (node, groups)
         return groups
+
+    def _share(self, schema: str, pred: Pred) -> float:
+        """The share of its attribute's domain that a predicate accepts."""
+        attr = self.system.attrs.get(qualified(schema, pred[0]))
+        if attr is None or attr.max <= attr.min:
+            return 1.0
+        return float(pred[2] - pred[1]) / float(attr.max - attr.min)
 
     def values(self, event: Event) -> dict[str, Number]:
         hit = self._event_values.get(event.id)

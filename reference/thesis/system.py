@@ -47,9 +47,9 @@ from pubsub_spec.reference.thesis.points import stored_points
 from pubsub_spec.reference.thesis.probes import jump_back, random_leaf_level, rnd_region_probe
 from pubsub_spec.reference.thesis.space import Square, TargetArea, target_area
 from pubsub_spec.reference.thesis.substrate import Arrival as Arrival
+from pubsub_spec.reference.thesis.substrate import Deliver, ReferenceSubstrate, Substrate, node_key
 from pubsub_spec.reference.thesis.substrate import Item as Item
 from pubsub_spec.reference.thesis.substrate import Peer as Peer
-from pubsub_spec.reference.thesis.substrate import ReferenceSubstrate, Substrate, node_key
 from pubsub_spec.reference.thesis.substrate import Timer as Timer
 from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode
 
@@ -176,13 +176,7 @@ class TwoDTreeSystem(System[Item]):
 
     def _dispatch(self, item: Item) -> str:
         if isinstance(item, tuple):
-            # a unicast EventDelivery in compact form (substrate.Deliver), as an Arrival of it
-            event, s, ids, published, pid = item
-            peer = self.peers.get(pid)
-            if peer is None:
-                return "drop EventDelivery to dead peer"
-            self._accept(peer, event, ids, published)
-            return f"EventDelivery {peer.name} {event.id}->{s}"
+            return self.on_deliver(item)
         if isinstance(item, Timer):
             self._on_ready(item.name)
             return f"timer {item.action} {item.name}"
@@ -197,6 +191,16 @@ class TwoDTreeSystem(System[Item]):
             peer = found
         self._handle(peer, msg)
         return f"{TYPE_OF[type(msg)]} {peer.name} {_describe(msg)}"
+
+    def on_deliver(self, item: Deliver) -> str:
+        """A unicast EventDelivery in compact form (substrate.Deliver), handled and logged as
+        an Arrival of it (a substrate may call this for such items instead of `_dispatch`)."""
+        event, s, ids, published, pid = item
+        peer = self.peers.get(pid)
+        if peer is None:
+            return "drop EventDelivery to dead peer"
+        self._accept(peer, event, ids, published)
+        return f"EventDelivery {peer.name} {event.id}->{s}"
 
     def _handle(self, peer: Peer, msg: Message) -> None:
         # the most frequent first (the message classes are disjoint)
@@ -534,7 +538,7 @@ class TwoDTreeSystem(System[Item]):
 
     def _deliver(self, peer: Peer, event: Event, by_subscriber: dict[str, list[str]]) -> None:
         """Send the event to the subscribers matched at this leaf (§3.4.3)."""
-        targets = tuple((s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items()))
+        targets = tuple([(s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items())])
         published = self._published_at[event.id]
         if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
             self.net.send_deliveries(peer, event, targets, published)
@@ -583,10 +587,9 @@ class TwoDTreeSystem(System[Item]):
         """The subscriber filters the false positives of range widening (§3.3) against its
         original subscription; what remains are deliveries."""
         values = self.net.values(event)
-        strict = self.matching == "strict"
+        strict, schema, subs = self.matching == "strict", event.schema, self.subs
         for sid in ids:
-            state = self.subs[sid]
-            if matches_values(state.original, event.schema, values, strict):
+            if matches_values(subs[sid].original, schema, values, strict):
                 self.net.record(event.id, sid, self.engine.now - published_at)
             else:
                 self.metrics.false_positives += 1
