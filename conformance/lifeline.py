@@ -9,6 +9,8 @@
   kills the groups it started: conformance/supervisor.py).
 - `watch(pgid)`/`unwatch(pgid)`: a watchdog process SIGKILLs the groups still watched when
   this process ends, however it ends, so the program's own children die with it too.
+- `remove_at_exit(folder)`: a temporary folder goes when this process ends, by any path but
+  SIGKILL.
 - `interruptible()`: while it is active, SIGINT and SIGTERM raise `Interrupted` in the main
   thread (after the supervisor has killed the groups it runs), so a command can write what it
   knows, marked interrupted, and exit with `128 + signal` (130 for SIGINT, 143 for SIGTERM).
@@ -60,6 +62,26 @@ def child_setup(memory: int | None, cpu: int | None) -> Callable[[], None]:
             limits()
 
     return apply
+
+
+_REMOVE: list[str] = []
+
+
+def remove_at_exit(folder: str | os.PathLike[str]) -> None:
+    """Remove `folder` when this process ends: at a normal exit, an exception, SIGINT or SIGTERM
+    (the supervisor's handler runs `remove_now` before the default action); not at SIGKILL."""
+    if not _REMOVE:
+        import atexit
+
+        atexit.register(remove_now)
+    _REMOVE.append(os.fspath(folder))
+
+
+def remove_now() -> None:
+    import shutil
+
+    while _REMOVE:
+        shutil.rmtree(_REMOVE.pop(), ignore_errors=True)
 
 
 def load_libc() -> None:
@@ -162,6 +184,8 @@ class Interrupted(BaseException):  # like KeyboardInterrupt: no `except Exceptio
 
 
 _RAISED = threading.Event()
+_CAUGHT: list[Interrupted] = []  # the signal of the last interruptible block, if one came
+_ON_SIGNAL: list[Callable[[int], None]] = []
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
@@ -171,7 +195,18 @@ def _raise(signum: int, frame: FrameType | None) -> None:
     if _RAISED.is_set():  # a repeated or forwarded signal: the first one is being handled
         return
     _RAISED.set()
-    raise Interrupted(signum)
+    stop = Interrupted(signum)
+    _CAUGHT[:] = [stop]
+    for hook in _ON_SIGNAL:  # in a thread: the main thread may be blocked in a call it made
+        threading.Thread(target=hook, args=(signum,), daemon=True).start()
+    raise stop
+
+
+def caught() -> Interrupted | None:
+    """The signal that interrupted the last `interruptible` block, if one did: the exception
+    that reached the caller may be another one (a library call failing because `on_signal`
+    stopped the work it waited for)."""
+    return _CAUGHT[0] if _CAUGHT else None
 
 
 def _forward(r: int, main: int) -> None:
@@ -192,8 +227,10 @@ def _forward(r: int, main: int) -> None:
 
 
 @contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """SIGINT/SIGTERM raise `Interrupted` inside this block (main thread only)."""
+def interruptible(on_signal: Callable[[int], None] | None = None) -> Iterator[None]:
+    """SIGINT/SIGTERM raise `Interrupted` inside this block (main thread only). `on_signal`,
+    if given, runs in a new thread at the first signal: it stops work the main thread may be
+    blocked on in a call that does not return at a signal (Spark's jobs: cmd_conform.py)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -201,6 +238,8 @@ def interruptible() -> Iterator[None]:
 
     install_handlers()  # first, so that it stays the handler outside this block
     _RAISED.clear()
+    _CAUGHT.clear()
+    _ON_SIGNAL[:] = [on_signal] if on_signal is not None else []
     r, w = os.pipe()
     os.set_blocking(w, False)
     previous = {s: signal.signal(s, _raise) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -212,6 +251,7 @@ def interruptible() -> Iterator[None]:
         yield
     finally:
         signal.set_wakeup_fd(old_fd)
+        _ON_SIGNAL.clear()
         for s, handler in previous.items():
             signal.signal(s, handler)
         os.close(w)  # the forwarder reads EOF and ends; it closes nothing else

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -56,9 +57,14 @@ def ship_code(spark: Any) -> str:
     from pathlib import Path
 
     import pubsub_spec
+    from pubsub_spec.conformance.lifeline import remove_at_exit
 
     root = Path(pubsub_spec.__file__).parent
-    target = Path(tempfile.mkdtemp(prefix="pubsub-spec-")) / "pubsub_spec_code.zip"
+    temp = Path(tempfile.mkdtemp(prefix="pubsub-spec-"))
+    # executors fetch the zip from here when they start (a cluster's may start late): it lives
+    # as long as this process, and goes however the process ends but SIGKILL (lifeline.py)
+    remove_at_exit(temp)
+    target = temp / "pubsub_spec_code.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         # followlinks: in a checkout, pubsub_spec/reference etc. are symlinks to the top folders
         for folder, dirs, names in os.walk(root, followlinks=True):
@@ -68,3 +74,49 @@ def ship_code(spark: Any) -> str:
                 z.write(f, (Path("pubsub_spec") / f.relative_to(root)).as_posix())
     spark.sparkContext.addPyFile(str(target))
     return str(target)
+
+
+def end_jvm(spark: Any, wait: float = 5.0) -> None:
+    """End the driver JVM this process started (SIGTERM, so that its shutdown hooks remove
+    Spark's own temporary folders; SIGKILL after `wait` seconds). Its Python workers end when
+    it does, the programs under test with them (conformance/lifeline.py)."""
+    import subprocess
+
+    proc = getattr(getattr(spark.sparkContext, "_gateway", None), "proc", None)
+    if not isinstance(proc, subprocess.Popen):
+        return
+    for end in (proc.terminate, proc.kill):
+        try:
+            end()
+            proc.wait(wait)
+            return
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+
+
+def cancel_jobs(spark: Any, settled: threading.Event, grace: float = 10.0) -> None:
+    """At SIGINT/SIGTERM, in a thread of its own (the main thread may be blocked in a Spark
+    call, which a signal does not end): cancel every job, so that the call fails and returns;
+    if the main thread has not `settled` within `grace` seconds, end the JVM."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        spark.sparkContext.cancelAllJobs()
+    if not settled.wait(grace):
+        end_jvm(spark)
+
+
+def stop_within(spark: Any, seconds: float = 15.0) -> None:
+    """`spark.stop()` from a thread of its own (after an interrupted call the main thread's
+    gateway connection may still owe that call's answer), ending the JVM if it takes longer."""
+    import contextlib
+
+    def stop() -> None:
+        with contextlib.suppress(Exception):
+            spark.stop()
+
+    t = threading.Thread(target=stop, daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        end_jvm(spark)

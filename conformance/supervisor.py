@@ -144,7 +144,11 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         return
     if previous == signal.SIG_IGN:
         return
-    # default action: restore it and deliver the signal again
+    # default action: remove the temporary folders (lifeline.remove_at_exit), restore the
+    # default and deliver the signal again
+    from pubsub_spec.conformance.lifeline import remove_now
+
+    remove_now()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 

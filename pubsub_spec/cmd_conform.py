@@ -8,8 +8,8 @@ indefinite error), 2 on a usage error, 3 when the machine lacks Java 17+ (the fi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +42,7 @@ from pubsub_spec.common_args import (
 )
 from pubsub_spec.conformance.generators import GENERATORS
 from pubsub_spec.conformance.impls import builtin
-from pubsub_spec.conformance.lifeline import Interrupted, interruptible
+from pubsub_spec.conformance.lifeline import Interrupted, caught, interruptible
 from pubsub_spec.conformance.report import short_label, summary_rows, write_report
 from pubsub_spec.conformance.scale.arguments import fraction, scale_session
 from pubsub_spec.conformance.scale.planning import MAX_PARTITION_OPS
@@ -159,7 +159,7 @@ def _output_problem(args: argparse.Namespace) -> OutputProblem | None:
 def _run_locked(
     args: argparse.Namespace, gens: list[str], impls: list[str], out: Path, start: float
 ) -> int:
-    from pubsub_spec.conformance.spark_session import get_spark
+    from pubsub_spec.conformance.spark_session import cancel_jobs, get_spark, stop_within
 
     _say(f"starting Spark ({args.master or 'local[2]'})", start)
     from pyspark.sql import SparkSession
@@ -175,17 +175,25 @@ def _run_locked(
         _write_ci(args, ENVIRONMENT, [], f"Spark cannot start: {e}")
         return ENVIRONMENT
     known: list[Verdict] = []
+    settled = threading.Event()  # the main thread has left the Spark call a signal found it in
+    stop: Interrupted | None = None
     try:
-        with interruptible():
+        # at a signal the main thread is most often blocked in a Spark call, which no signal
+        # ends: a thread cancels the jobs (the call then fails) or, failing that, ends the JVM
+        with interruptible(on_signal=lambda _: cancel_jobs(spark, settled)):
             if getattr(args, "ops", None):
                 return _conform_scale(args, spark, gens, impls, out, start)
             return _conform(args, spark, gens, impls, out, start, known)
-    except Interrupted as stop:
-        with contextlib.suppress(Exception):
-            spark.sparkContext.cancelAllJobs()
+    except BaseException as e:  # Interrupted, or the cancelled call's own error after one
+        stop = e if isinstance(e, Interrupted) else caught()
+        if stop is None:
+            raise
+        settled.set()
         return _interrupted(args, out, known, stop, start)
     finally:
-        if ours:
+        if ours and stop is not None:
+            stop_within(spark)  # not on the main thread's connection, which may owe an answer
+        elif ours:
             spark.stop()
 
 

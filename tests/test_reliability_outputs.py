@@ -6,6 +6,7 @@ its children)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -85,7 +86,9 @@ def test_a_master_that_is_not_a_spark_url_is_exit_2(
 
 def _start_conform(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
     pids = tmp_path / "pids"
-    env = {**os.environ, "HOSTILE_PIDS": str(pids), "HOSTILE_MODE": "family"}
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "HOSTILE_PIDS": str(pids), "HOSTILE_MODE": "family",
+           "TMPDIR": str(tmp_path / "tmp")}  # fmt: skip
     cmd = [
         sys.executable, "-c", "import sys; from pubsub_spec.cli import main; sys.exit(main())",
         "conform", "--generators", "uniform", "--count", "1", "--profile", "tiny",
@@ -112,3 +115,56 @@ def test_conform_killed_mid_run_leaves_no_process_of_the_run(tmp_path: Path) -> 
     left = _all_gone(family)
     assert not left, f"alive after 5 s: {left}"
     assert proc.returncode == -signum, err.decode()[-2000:]
+
+
+def test_term_of_conform_stops_spark_and_the_program_and_writes_an_interrupted_report(
+    tmp_path: Path,
+) -> None:
+    """The signal lands while the main thread waits in a Spark call (the program under test
+    never answers, its op timeout is 100 s): the jobs are cancelled, the report and JSON
+    written marked interrupted, exit 143, nothing of the run left, no temporary folder."""
+    from pubsub_spec.ci import java_problem
+
+    if java_problem() is not None:
+        pytest.skip("Spark needs Java 17+")
+    proc, pids_file = _start_conform(tmp_path)
+    program = _wait_pids(pids_file, 2, proc, limit=240)
+    family = program | _descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=90)  # 40 s on a loaded 2-core machine; was: never
+    text = err.decode()[-3000:]
+    assert proc.returncode == 128 + signal.SIGTERM, text
+    assert "Traceback" not in text and "interrupted by SIGTERM" in text, text
+    left = _all_gone(family)
+    assert not left, f"alive 5 s after conform ended: {left}"
+    body = json.loads((tmp_path / "c.json").read_text())
+    assert body["interrupted"] == "SIGTERM" and body["exit_code"] == 143
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Interrupted" in report and "(interrupted)" in report
+    assert not list((tmp_path / "tmp").glob("pubsub-spec-*")), "Spark's code folder was left"
+
+
+SHIP = """
+import os, signal, sys, types
+from pubsub_spec.conformance.spark_session import ship_code
+from pubsub_spec.conformance.supervisor import install_handlers
+
+spark = types.SimpleNamespace(sparkContext=types.SimpleNamespace(addPyFile=lambda p: None))
+install_handlers()
+print(ship_code(spark), flush=True)
+if sys.argv[1] == "raise":
+    raise RuntimeError("a failing run")
+if sys.argv[1] == "term":
+    os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+
+@pytest.mark.parametrize("end", ["exit", "raise", "term"])
+def test_sparks_code_folder_goes_however_the_process_ends(tmp_path: Path, end: str) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-c", SHIP, end], env=env, capture_output=True,
+                       text=True, timeout=60)  # fmt: skip
+    zip_path = Path(r.stdout.strip())
+    assert zip_path.parent.parent == tmp_path, r.stderr
+    assert r.returncode == {"exit": 0, "raise": 1, "term": -signal.SIGTERM}[end], r.stderr
+    assert not list(tmp_path.glob("pubsub-spec-*")), f"{zip_path.parent} left after {end}"
