@@ -91,8 +91,10 @@ class FastSubstrate(Substrate):
 
     def __init__(self, system: TwoDTreeSystem) -> None:
         super().__init__(system)
-        # (sender, key, kind) -> the senders' (name, kind) along the route and its latency
-        self._routes: dict[tuple[int, int, str], tuple[tuple[tuple[str, str], ...], float]] = {}
+        # (sender, key) -> the senders' names along the route and its latency; with a kind,
+        # the senders' (name, kind) as the metrics count them (both forgotten together)
+        self._routes: dict[tuple[int, int], tuple[tuple[str, ...], float]] = {}
+        self._sent: dict[tuple[int, int, str], tuple[tuple[tuple[str, str], ...], float]] = {}
         self._one_ways: dict[int, dict[int, float]] = {}  # src -> dst -> `one_way`
         self._homes: dict[int, Peer] = {}
         self._first_hops: dict[tuple[int, int], int] = {}
@@ -117,6 +119,7 @@ class FastSubstrate(Substrate):
     def membership_changed(self) -> None:
         """Routes follow the membership of `ring`, homes that of `ready_ring` (D-DHT, §3.6)."""
         self._routes.clear()
+        self._sent.clear()
         self._homes.clear()
         self._first_hops.clear()
 
@@ -194,14 +197,17 @@ class FastSubstrate(Substrate):
 
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
         kind = TYPE_OF[type(msg)]
-        route = self._routes.get((src.pid, key, kind))
-        if route is None:
-            senders, latency = self._route(src.pid, key)
-            route = self._routes[(src.pid, key, kind)] = (
+        sent = self._sent.get((src.pid, key, kind))
+        if sent is None:
+            route = self._routes.get((src.pid, key))
+            if route is None:
+                route = self._routes[(src.pid, key)] = self._route(src.pid, key)
+            senders, latency = route
+            sent = self._sent[(src.pid, key, kind)] = (
                 tuple((name, kind) for name in senders),
                 latency,
             )
-        keys, latency = route
+        keys, latency = sent
         self._count(keys, kind, self._size(msg))
         s = self.system
         engine = s.engine
