@@ -9,6 +9,8 @@
   kills the groups it started: conformance/supervisor.py).
 - `watch(pgid)`/`unwatch(pgid)`: a watchdog process SIGKILLs the groups still watched when
   this process ends, however it ends, so the program's own children die with it too.
+- `WorkerPool`: a process pool whose workers die with this process (`pool_worker` as their
+  initializer) and are killed when its block ends by an exception.
 - `remove_at_exit(folder)`: a temporary folder goes when this process ends, by any path but
   SIGKILL.
 - `interruptible()`: while it is active, SIGINT and SIGTERM raise `Interrupted` in the main
@@ -25,6 +27,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
 from typing import Any
 
@@ -47,6 +50,37 @@ def die_with_parent(parent: int) -> None:
         _libc().prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the prctl: nobody would kill us
         os._exit(137)
+
+
+def pool_worker(parent: int) -> None:
+    """Initializer of a pool's worker process: die with `parent` (SIGKILL included), and leave
+    SIGINT/SIGTERM to it (a forked worker inherits its handlers; the parent kills the pool)."""
+    with contextlib.suppress(ValueError, OSError):
+        signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent)
+
+
+class WorkerPool(ProcessPoolExecutor):
+    """A process pool whose workers die with this process, however it dies, and are killed at
+    once when the `with` block ends by an exception (`Interrupted` at SIGINT/SIGTERM): leaving
+    the block does not wait for the runs under way (`pubsub-spec figures --jobs`)."""
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        super().__init__(max_workers, initializer=pool_worker, initargs=(os.getpid(),))
+
+    def kill_workers(self) -> None:
+        processes: dict[int, Any] = dict(getattr(self, "_processes", None) or {})
+        for proc in processes.values():
+            with contextlib.suppress(Exception):
+                proc.kill()
+        self.shutdown(wait=False, cancel_futures=True)
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> bool | None:
+        if exc_type is not None:
+            self.kill_workers()
+        return super().__exit__(exc_type, exc_val, exc_tb)
 
 
 def child_setup(memory: int | None, cpu: int | None) -> Callable[[], None]:
@@ -209,17 +243,26 @@ def caught() -> Interrupted | None:
     return _CAUGHT[0] if _CAUGHT else None
 
 
+_NUDGE = signal.SIGURG  # ignored by default; a no-op handler inside `interruptible`
+
+
+def _nudge(signum: int, frame: FrameType | None) -> None:
+    """Nothing: the nudge only makes the main thread's blocking call fail with EINTR."""
+
+
 def _forward(r: int, main: int) -> None:
     """Python runs signal handlers in the main thread only, and a signal the kernel delivered
     to another thread (a Py4J thread, say) does not interrupt the main thread's blocking read:
-    resend it to the main thread once, so that its read fails with EINTR and the handler runs."""
+    nudge the main thread once, so that its read fails with EINTR and the pending handler runs.
+    The nudge is not the signal itself: arriving after the block has ended (the main thread was
+    not blocked, and has already handled the signal) it must not act a second time."""
     sent = False
     try:
         while data := os.read(r, 64):
-            if not sent:
+            if not sent and _NUDGE not in data:
                 sent = True
                 with contextlib.suppress(OSError, ValueError):
-                    signal.pthread_kill(main, data[0])
+                    signal.pthread_kill(main, _NUDGE)
     except OSError:
         pass
     finally:
@@ -243,6 +286,7 @@ def interruptible(on_signal: Callable[[int], None] | None = None) -> Iterator[No
     r, w = os.pipe()
     os.set_blocking(w, False)
     previous = {s: signal.signal(s, _raise) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous[_NUDGE] = signal.signal(_NUDGE, _nudge)
     old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
     main = threading.main_thread().ident
     assert main is not None

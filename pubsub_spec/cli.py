@@ -46,8 +46,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
         mod.add_arguments(p)
     args = parser.parse_args(argv)
+    if args.command in STOPPABLE:
+        return _stoppable(mods[args.command], args)
     code: int = mods[args.command].run(args)
     return code
+
+
+# commands whose own work ends at SIGINT/SIGTERM (conform and verify write what they know first)
+STOPPABLE = ("simulate", "figures")
+
+
+def _stoppable(mod: ModuleType, args: argparse.Namespace) -> int:
+    """SIGINT/SIGTERM end the command with one line, no traceback, exit 128 + signal (130,
+    143: docs/ci.md); its worker processes die with it (conformance/lifeline.py)."""
+    from pubsub_spec.conformance.lifeline import Interrupted, interruptible
+
+    try:
+        with interruptible():
+            code: int = mod.run(args)
+            return code
+    except Interrupted as stop:
+        print(f"\n{args.command}: interrupted by {stop.name}", file=sys.stderr, flush=True)
+        return stop.exit_code
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pubsub_spec.argtypes import int_range
+from pubsub_spec.conformance.lifeline import WorkerPool
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.properties.contract import (
     FigureOptions,
@@ -247,6 +248,7 @@ def write_thesis_figures(out: Path, only: Sequence[str], options: FigureOptions)
             check=options.check,
             jobs=options.jobs,
             system_class=FastStreamingSystem if options.engine == "fast" else StreamingSystem,
+            pool=WorkerPool,  # its workers die with this process (conformance/lifeline.py)
         )
         if only
         else ([], {})

@@ -28,6 +28,7 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -608,10 +609,13 @@ def build_figures(
     check: bool = True,
     jobs: int = 1,
     system_class: type[StreamingSystem] = StreamingSystem,
+    pool: Callable[[int], Executor] | None = None,
 ) -> tuple[list[Figure], dict[str, RunStats]]:
     """Run what the figures in `only` need and compute them; with jobs > 1 the independent
     runs go to that many worker processes (the figures are the same: each run is a pure
-    function of its workload). `system_class` runs each workload (see `run_stats`)."""
+    function of its workload), from `pool(jobs)` (default a ProcessPoolExecutor; the command
+    line's kills its workers when it is interrupted). `system_class` runs each workload (see
+    `run_stats`)."""
     need = needed_runs(only)
     plan: dict[str, tuple[int, int, str]] = {}  # run name -> (nodes, events, configuration)
     for name in ("thesis", "unicast-probes", "no-cutoff"):
@@ -630,9 +634,9 @@ def build_figures(
 
         # the largest runs first, so that the workers finish together
         order = sorted(plan, key=lambda k: -plan[k][0] * plan[k][1])
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with (pool or ProcessPoolExecutor)(jobs) as workers:
             futures = {
-                k: pool.submit(
+                k: workers.submit(
                     _run_planned,
                     k,
                     scale,
