@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pubsub_spec.conformance.lifeline import die_with_parent, ensure_watchdog, load_libc
+from pubsub_spec.conformance.limits import memory_limit, set_memory_limit
 from pubsub_spec.conformance.supervisor import (
     Limits,
     register_live,
@@ -71,6 +72,9 @@ def _child(run: Runner, trace: Trace, limits: Limits, w: int) -> None:
         apply = rlimits(limits.memory_bytes, limits.cpu_seconds)
         if apply is not None:
             apply()
+        if limits.memory_bytes is None:  # the default limit (conformance/limits.py)
+            with contextlib.suppress(ValueError, OSError):
+                set_memory_limit(memory_limit())
         try:
             got = run(trace)
             result: dict[str, object] = {

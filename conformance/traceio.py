@@ -23,6 +23,14 @@ from typing import Any
 
 import jsonschema
 
+from pubsub_spec.conformance.limits import (
+    MAX_CONFIG_INT,
+    MAX_LINE_CHARS,
+    MAX_LIST,
+    MAX_NAME_CHARS,
+    MAX_NODES,
+    MAX_TRACE_OPS,
+)
 from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.model import (
     Attribute,
@@ -282,6 +290,50 @@ def _config_json(trace: Trace) -> tuple[int, dict[str, Any]]:
     return 2, config | timing | {"systems": sections}
 
 
+def _sizes(obj: Any, where: str, path: str = "") -> None:
+    """Every string and array of a line within conformance/limits.py's bounds (a 10 MB id or
+    a million-element list is refused here, before anything is built from it)."""
+    if isinstance(obj, str):
+        if len(obj) > MAX_NAME_CHARS:
+            what = f"string of {len(obj)} characters, at most {MAX_NAME_CHARS}"
+            raise InputError(where, path or "(line)", what)
+    elif isinstance(obj, list | dict):
+        if len(obj) > MAX_LIST:
+            raise InputError(where, path or "(line)", f"{len(obj)} elements, at most {MAX_LIST}")
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                _sizes(k, where, f"{path}.{k[:40]}".lstrip("."))
+                _sizes(v, where, f"{path}.{k[:40]}".lstrip("."))
+        else:
+            for i, v in enumerate(obj):
+                _sizes(v, where, f"{path}[{i}]")
+
+
+def _header_bounds(header: dict[str, Any], where: str) -> None:
+    """The header's sizes within conformance/limits.py: initial nodes, and every integer of a
+    system's section (interval counts, depths: each sizes a structure the system builds)."""
+    nodes = header["config"]["initial_nodes"]
+    if nodes > MAX_NODES:
+        raise InputError(where, "config.initial_nodes", f"{nodes} nodes, at most {MAX_NODES}")
+
+    def walk(value: Any, fld: str) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int) and abs(value) > MAX_CONFIG_INT:
+            raise InputError(where, fld, f"{value} is beyond the bound of {MAX_CONFIG_INT}")
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{fld}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{fld}[{i}]")
+
+    systems = header["config"].get("systems")
+    walk(systems if systems is not None else {
+        k: v for k, v in header["config"].items() if k != "initial_nodes"
+    }, "config.systems" if systems is not None else "config")  # fmt: skip
+
+
 def _header_numbers(header: dict[str, Any], where: str) -> None:
     """JSON Schema's `integer` admits 3.0; the trace wants integers, and int domains that are
     exact as doubles (I-JSON)."""
@@ -380,7 +432,12 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
         where = f"{source} line {number}"
         if not raw.strip():
             raise InputError(where, "(line)", "empty line")
+        if len(raw) > MAX_LINE_CHARS:
+            raise InputError(where, "(line)", f"{len(raw)} characters, at most {MAX_LINE_CHARS}")
+        if len(ops) >= MAX_TRACE_OPS:
+            raise InputError(where, "(file)", f"more than {MAX_TRACE_OPS} ops")
         obj = _load(raw, where)
+        _sizes(obj, where)
         if header is None:
             if not isinstance(obj, dict) or obj.get("format") != FORMAT:
                 raise InputError(where, "format", f"not a {FORMAT} header")
@@ -388,6 +445,7 @@ def parse_trace_lines(lines: Iterable[str], source: str = "<trace>") -> Trace:
                 raise InputError(where, "version", f"unsupported version {obj.get('version')!r}")
             _schema_check(obj, "header", where)
             _header_numbers(obj, where)
+            _header_bounds(obj, where)
             header = obj
             schemas = _schemas(obj)
             by_name = {s.name: s for s in schemas}

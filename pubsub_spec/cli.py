@@ -68,6 +68,12 @@ def _stoppable(mod: ModuleType, args: argparse.Namespace) -> int:
     except Interrupted as stop:
         print(f"\n{args.command}: interrupted by {stop.name}", file=sys.stderr, flush=True)
         return stop.exit_code
+    except MemoryError:  # under the memory limit simulate sets (conformance/limits.py)
+        from pubsub_spec.conformance.limits import MEMORY_ENV
+
+        print(f"\nerror: {args.command} ran out of memory under its limit; a smaller run, or "
+              f"raise it with {MEMORY_ENV} (0 for none)", file=sys.stderr, flush=True)  # fmt: skip
+        return 2
 
 
 if __name__ == "__main__":

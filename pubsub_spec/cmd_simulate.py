@@ -17,6 +17,15 @@ import numpy.typing as npt
 
 from pubsub_spec.argtypes import float_range, int_range
 from pubsub_spec.common_args import add_seed
+from pubsub_spec.conformance.limits import (
+    MAX_SIM_EVENTS,
+    MAX_SIM_NODES,
+    MAX_SIM_SUBSCRIPTIONS,
+    MEMORY_ENV,
+    memory_limit,
+    set_memory_limit,
+    simulate_estimate,
+)
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.model import MATCH_MODES
@@ -44,7 +53,7 @@ from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    nodes, events = int_range(1, 10**7), int_range(0, 10**8)
+    nodes, events = int_range(1, MAX_SIM_NODES), int_range(0, MAX_SIM_EVENTS)  # limits.py
     p.add_argument("--nodes", type=nodes, default=1000, help="num_nodes (Table 4.1: 1000)")
     p.add_argument(
         "--subs-per-node",
@@ -232,9 +241,31 @@ def report(trace: Trace, info: SystemInfo, result: RunResult[Any]) -> list[str]:
     return lines
 
 
+def _too_large(args: argparse.Namespace) -> str | None:
+    """The run's size against conformance/limits.py and the memory limit, before any work."""
+    subs = round(args.nodes * args.subs_per_node)
+    if subs > MAX_SIM_SUBSCRIPTIONS:
+        return (f"--nodes x --subs-per-node = {subs:,} subscriptions, at most "
+                f"{MAX_SIM_SUBSCRIPTIONS:,}")  # fmt: skip
+    need, limit = simulate_estimate(args.nodes, subs, args.events), memory_limit()
+    if limit is not None and need > limit:
+        return (f"{args.nodes:,} nodes, {subs:,} subscriptions and {args.events:,} events need "
+                f"about {need / 2**30:,.1f} GiB, more than the memory limit of "
+                f"{limit / 2**30:.1f} GiB ({MEMORY_ENV}, 0 for none)")  # fmt: skip
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     # a run allocates millions of small objects, few of them in cycles: rarer collections
     gc.set_threshold(100_000, 50, 100)  # save about a tenth of the time
+    try:
+        problem = _too_large(args)
+    except ValueError as e:  # a bad PUBSUB_SPEC_MEMORY_LIMIT
+        problem = str(e)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    set_memory_limit(memory_limit())  # beyond it: a MemoryError, reported (cli.py)
     try:
         trace = build_trace(args)
         info, variant = chosen(args)

@@ -13,6 +13,7 @@ import argparse
 
 from pubsub_spec.argtypes import (
     feature_subset,
+    int_range,
     memory_size,
     name_list,
     positive_int,
@@ -20,6 +21,7 @@ from pubsub_spec.argtypes import (
     seed_int,
     spark_master,
 )
+from pubsub_spec.conformance.limits import MAX_CONFORM_OPS
 
 
 def add_seed(p: argparse.ArgumentParser, default: int) -> None:
@@ -53,11 +55,15 @@ def add_profile(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+OPS = int_range(1, MAX_CONFORM_OPS)  # one type object: the commands' --ops are the same
+
+
 def add_ops(p: argparse.ArgumentParser, then: str) -> None:
     """`--ops N`; `then` says what the command does differently at that scale."""
     p.add_argument(
-        "--ops", type=positive_int, default=None, metavar="N",
-        help=f"size the trace set by its total number of ops instead of --count{then}",
+        "--ops", type=OPS, default=None, metavar="N",
+        help=f"size the trace set by its total number of ops instead of --count{then} (at most "
+        f"{MAX_CONFORM_OPS:.0e}: conformance/limits.py)",
     )  # fmt: skip
 
 
