@@ -196,7 +196,7 @@ def markdown(
     subset: frozenset[str] | None = None,
 ) -> str:
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
-    lines = [f"# {_md(title)}", "", *notes, _md(POLICY_NOTE), ""]
+    lines = [f"# {_md(title)}", "", *notes, POLICY_NOTE, ""]  # our Markdown: not escaped
     lines += [
         "| implementation | verdict | pass | fail | unknown | skipped | publishes checked |",
         "|---|---|---|---|---|---|---|",
@@ -240,6 +240,15 @@ def markdown(
         words = (v.impl, v.trace_id, v.generator, v.describe())
         lines.append("| " + " | ".join(_md(c) for c in words) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _inline_html(text: str) -> str:
+    """A note's Markdown inline marks as HTML (`code`, **bold**), everything else escaped."""
+    import re
+
+    out = html.escape(text, quote=False)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
 
 
 def _html(
@@ -289,15 +298,19 @@ def _html(
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
         "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}"
         "td,th{border:1px solid #ccc;padding:2px 8px}table{border-collapse:collapse}"
-        "pre{background:#f5f5f5;padding:4px;overflow-x:auto;font-size:80%}</style>"
+        "pre{background:#f5f5f5;padding:4px;overflow-x:auto;font-size:80%}"
+        # the grid has a column per trace set: narrow cells, names broken, scrolled if still wide
+        ".wide{max-width:100%;overflow-x:auto}.grid{font-size:80%}"
+        ".grid th,.grid td{padding:2px 4px;word-break:break-word;min-width:3em}"
+        "img{max-width:100%}</style>"
         f"</head><body><h1>{e(title)}</h1>"
-        + "".join(f"<p>{e(n)}</p>" for n in [*notes, POLICY_NOTE])
+        + "".join(f"<p>{_inline_html(n)}</p>" for n in [*notes, POLICY_NOTE])
         + "<table><tr><th>implementation</th><th>verdict</th><th>pass</th><th>fail</th>"
         f"<th>unknown</th><th>skipped</th><th>publishes checked</th></tr>{summary}</table>"
         "<h2>Feature coverage: traces skipped for lack of a feature</h2>"
         f"<table><tr><th>implementation</th>{feature_head}</tr>{coverage}</table>"
-        f"<h2>Implementation x trace set</h2><table><tr><th>implementation</th>{head}</tr>"
-        f"{grid}</table>"
+        f"<h2>Implementation x trace set</h2><div class='wide'><table class='grid'><tr>"
+        f"<th>implementation</th>{head}</tr>{grid}</table></div>"
         f"<p><img alt='verdicts per implementation and trace set' "
         f"src='data:image/png;base64,{png}'></p>"
         f"<h2>Rejected traces</h2><ul>{rejected or '<li>None.</li>'}</ul>"

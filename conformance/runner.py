@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pubsub_spec.conformance.supervisor import Limits
-from pubsub_spec.conformance.traceio import check_trace_id, read_text_file
+from pubsub_spec.conformance.traceio import check_trace_id, ndjson_lines, read_text_file
 from pubsub_spec.conformance.verdict import Verdict, judge
 from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.ops import Publish, Trace
@@ -72,7 +72,7 @@ def _expected(
     events = [op.event.id for op in trace.ops if isinstance(op, Publish)]
     if text is None:
         return expected_deliveries(trace), len(events), None
-    lines = text.splitlines()
+    lines = ndjson_lines(text)  # not splitlines: U+2028 may be inside a JSON string
     try:
         deliveries = parse_expected_lines(lines, source)
     except InputError as e:
@@ -107,7 +107,7 @@ def run_one(
     from pubsub_spec.conformance.traceio import parse_trace_lines
 
     try:
-        trace = parse_trace_lines(trace_text.splitlines(), source)
+        trace = parse_trace_lines(ndjson_lines(trace_text), source)
     except InputError as e:
         return Verdict(
             impl_name, _trace_id_of(source), "?", "skipped", reason=f"bad trace: {e}",
@@ -366,8 +366,15 @@ def _file_name(impl: str) -> str:
     """A file-name-safe form of an implementation name; outside commands get a short digest
     (two commands that differ only at the end must not collide)."""
     import hashlib
+    import os.path
 
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in impl)
+    from pubsub_spec.conformance.impls import is_outside
+
+    shown = impl
+    if is_outside(impl):  # the base names of the command's words, not where it lives
+        words = impl.removeprefix("cmd:").split()
+        shown = "cmd-" + "_".join(os.path.basename(w.rstrip("/")) or w for w in words)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in shown)
     if safe == impl and len(impl) <= 60:
         return impl
     return f"{safe[:32]}-{hashlib.sha1(impl.encode()).hexdigest()[:8]}"

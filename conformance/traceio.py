@@ -502,8 +502,18 @@ def read_text_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> str:
         os.close(fd)
 
 
+def ndjson_lines(text: str) -> list[str]:
+    """The lines of an NDJSON text: split at "\n" only (a trailing "\r" is JSON whitespace).
+    Not `str.splitlines`, which also splits at U+2028, U+2029, U+0085 and others, characters
+    a JSON string may hold as they are (RFC 8259 §7)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _read_lines(path: str | Path) -> list[str]:
-    return read_text_file(path).splitlines()
+    return ndjson_lines(read_text_file(path))
 
 
 def confined(directory: Path, name: str, where: str, field: str) -> Path:

@@ -23,6 +23,7 @@ from typing import Any
 
 from pubsub_spec.argtypes import int_range
 from pubsub_spec.conformance.lifeline import WorkerPool
+from pubsub_spec.outputs import OutputProblem, check_dir
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.properties.contract import (
     FigureOptions,
@@ -285,7 +286,11 @@ def run(args: argparse.Namespace) -> int:
     # a run allocates millions of small objects, few of them in cycles: rarer collections
     gc.set_threshold(100_000, 50, 100)  # save about a tenth of the time
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # before the work: a file at the name or a read-only folder is exit 2
+        check_dir(out, "--out")
+    except OutputProblem as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     start = time.monotonic()
     options = FigureOptions(args.scale, not args.no_check, args.engine, args.jobs)
     written: list[FiguresWritten] = []

@@ -4,24 +4,39 @@ as an indented text tree (bucket, digest, children) and optionally as an SVG pic
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import random
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from pubsub_spec.argtypes import int_range
 from pubsub_spec.common_args import add_seed
+from pubsub_spec.outputs import OutputProblem, check_file
 from pubsub_spec.reference.lbdd.algorithms import bucket_no, build_tree, digest, tree_depth
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("addresses", nargs="*", help="the publisher first, then the subscribers")
+    p.add_argument(
+        "addresses", nargs="*", type=address,
+        help="IP addresses (v4 or v6): the publisher first, then the subscribers",
+    )  # fmt: skip
     p.add_argument(  # 253^4 addresses exist; a million is a picture no one can read
         "--random", type=int_range(0, 1_000_000), default=0,
         help="N random IPv4 subscribers instead",
     )  # fmt: skip
     add_seed(p, 0)
     p.add_argument("--svg", default=None, help="also write the tree as an SVG picture")
+
+
+def address(text: str) -> str:
+    """An IPv4 or IPv6 address, kept as written (its digest is of the text: LBDD §3.2)."""
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an IP address: {text[:80]!r}") from None
+    return text
 
 
 def text_tree(tree: Mapping[str, Sequence[str]], source: str) -> list[str]:
@@ -86,6 +101,12 @@ def run(args: argparse.Namespace) -> int:
     if len(addrs) < 1:
         print("error: give addresses (publisher first) or --random N")
         return 2
+    if args.svg:
+        try:  # before the work: a path under a file or in a read-only folder is exit 2
+            check_file(args.svg, "--svg")
+        except OutputProblem as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     source, subscribers = addrs[0], addrs[1:]
     tree = build_tree(source, subscribers)
     for line in text_tree(tree, source):

@@ -4,7 +4,6 @@ with the command, SIGKILL included (conformance/lifeline.py's WorkerPool)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

@@ -7,6 +7,7 @@ the one place that decides what they mean.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -71,8 +72,8 @@ def parse_cutoff(spec: str, schemas: Sequence[Schema], where: str) -> tuple[tupl
             c = float(value)
         except ValueError:
             raise InputError(where, f"cutoff.{name}", f"not a number: {value!r}") from None
-        if not c > 0:  # thesis §3.5: the cut-off line y = x + c, c > 0
-            raise InputError(where, f"cutoff.{name}", f"c must be > 0, got {value}")
+        if not 0 < c < math.inf:  # thesis §3.5: the cut-off line y = x + c, c > 0 (finite)
+            raise InputError(where, f"cutoff.{name}", f"c must be a finite number > 0, got {value}")
         out.append((q, c))
     return tuple(out)
 
