@@ -10,6 +10,7 @@ tests/test_properties_strength.py checks that the committed page equals the rend
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from pathlib import Path
 
@@ -98,6 +99,8 @@ NOTES = """\
 
 
 def _cell(text: str) -> str:
+    """A table cell: pipes escaped, `docs/PAGE.md#anchor` citations made links of the site."""
+    text = re.sub(r"docs/([a-z0-9-]+)\.md(#[a-z0-9-]+)?", r"[\1](\1.md\2)", text)
     return text.replace("|", "\\|")
 
 
