@@ -34,6 +34,7 @@ from pubsub_spec.conformance.traceio import (
     op_object,
     parse_trace_lines,
 )
+from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.ops import Trace
 
 HEADER_DIR = "header"
@@ -211,37 +212,152 @@ def write_parquet(traces: Iterable[Trace], root: str | Path) -> Path:
         shutil.rmtree(out / sub, ignore_errors=True)
         (out / sub).mkdir(parents=True)
         if table.num_rows:
-            pq.write_to_dataset(table, str(out / sub), partition_cols=["trace_id"])
+            # page checksums: a reader finds a file damaged in the middle (`_read_file`)
+            pq.write_to_dataset(
+                table, str(out / sub), partition_cols=["trace_id"], write_page_checksum=True
+            )
     return out
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
+def _type_ok(kind: str, t: Any) -> bool:
+    """Whether an Arrow type holds a column of Spark SQL type `kind` (strings of any Arrow
+    width, dictionary-encoded or not; integers of any width)."""
     import pyarrow as pa
-    import pyarrow.dataset as ds
 
-    if not path.is_dir():
-        return []
-    part = ds.partitioning(pa.schema([("trace_id", pa.string())]), flavor="hive")
-    rows: list[dict[str, Any]] = (
-        ds.dataset(str(path), format="parquet", partitioning=part).to_table().to_pylist()
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if kind == "STRING":
+        return bool(
+            pa.types.is_string(t)
+            or pa.types.is_large_string(t)
+            or getattr(pa.types, "is_string_view", lambda _: False)(t)
+        )
+    if kind in ("INT", "BIGINT"):
+        return bool(pa.types.is_integer(t))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):  # ARRAY<STRING>
+        return _type_ok("STRING", t.value_type)
+    return False
+
+
+# Columns that must hold a value in every row; the other op columns are judged, per op, by the
+# NDJSON reader (a subscribe with a null `id` is rejected there, naming its line and field).
+_REQUIRED = {
+    HEADER_DIR: frozenset(HEADER_COLUMNS),
+    OPS_DIR: frozenset({"trace_id", "seq", "op"}),
+}
+_JSON_COLUMNS = ("schemas_json", "config_json", "predicates_json", "values_json")
+
+
+def _partition_value(relative: Path) -> str | None:
+    """The trace id of a Hive partition folder `trace_id=ID` on the path (URI-decoded, as Spark
+    and pyarrow write it), or None."""
+    from urllib.parse import unquote
+
+    for part in relative.parts[:-1]:
+        if part.startswith("trace_id="):
+            return unquote(part[len("trace_id=") :])
+    return None
+
+
+def _data_files(path: Path) -> list[Path]:
+    """The data files of a dataset folder: every file below it whose path has no part starting
+    with "." or "_" (Spark's `_SUCCESS` and `.crc`, a writer's temporary files)."""
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and not any(s.startswith((".", "_")) for s in p.relative_to(path).parts)
     )
+
+
+def _read_file(file: Path, table: tuple[tuple[str, str], ...], partition: str | None,
+               required: frozenset[str]) -> list[dict[str, Any]]:  # fmt: skip
+    """The rows of one Parquet file as dicts by column name, checked: a Parquet file, not
+    damaged, every column of `table` present with its type, a value where one is required,
+    JSON text where JSON is expected. Errors name the file (and row) and the column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    where = str(file)
+    try:
+        data = pq.ParquetFile(file, page_checksum_verification=True).read()
+    except (pa.ArrowException, OSError, ValueError) as e:  # not Parquet, truncated, corrupted
+        raise InputError(where, "file", f"not a readable Parquet file: {e}") from None
+    for name, kind in table:
+        if name == "trace_id" and partition is not None and name not in data.column_names:
+            continue
+        if name not in data.column_names:
+            raise InputError(where, name, f"missing column (expected {kind.lower()})")
+        actual = data.schema.field(name).type
+        if not _type_ok(kind, actual):
+            raise InputError(where, name, f"column of type {actual}, expected {kind.lower()}")
+    names = [name for name, _ in table if name in data.column_names]
+    try:
+        rows: list[dict[str, Any]] = data.select(names).to_pylist()
+    except (pa.ArrowException, ValueError) as e:  # invalid UTF-8 in a string column, ...
+        raise InputError(where, "file", f"unreadable data: {e}") from None
+    for k, row in enumerate(rows, start=1):
+        if partition is not None:
+            found = row.get("trace_id")
+            if found not in (None, partition):
+                message = f"{found!r} in the folder trace_id={partition}"
+                raise InputError(f"{where} row {k}", "trace_id", message)
+            row["trace_id"] = partition
+        for name in names:
+            if row[name] is None and name in required:
+                raise InputError(f"{where} row {k}", name, "null where a value is required")
+        for name in _JSON_COLUMNS:
+            text = row.get(name)
+            if text is None:
+                continue
+            try:
+                json.loads(text)
+            except ValueError as e:
+                raise InputError(f"{where} row {k}", name, f"not JSON text: {e}") from None
+    return rows
+
+
+def _read_rows(base: Path, sub: str, table: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    """Every row of the dataset `base/sub`, each with `_where` (file and row) for errors."""
+    path = base / sub
+    if not path.is_dir():
+        what = "not a folder" if path.exists() else "no such folder"
+        raise InputError(str(path), sub, f"{what} (a Parquet trace set has {HEADER_DIR}/ and "
+                                         f"{OPS_DIR}/ under its root)")  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    for file in _data_files(path):
+        partition = _partition_value(file.relative_to(path))
+        for k, row in enumerate(_read_file(file, table, partition, _REQUIRED[sub]), start=1):
+            row["_where"] = f"{file} row {k}"
+            rows.append(row)
     return rows
 
 
 def read_parquet_lines(root: str | Path) -> dict[str, list[str]]:
     """trace id -> its NDJSON lines, rebuilt from the Parquet datasets under `root`
-    (written by `write_parquet` or by Spark with HEADER_DDL / OPS_DDL)."""
+    (written by `write_parquet` or by Spark with HEADER_DDL / OPS_DDL). Bad input (a missing
+    folder, a file that is not Parquet or is damaged, a missing column, a column of another
+    type, a null where a value is required, JSON text that is not JSON, a trace with two header
+    rows or ops without one) raises `InputError` naming the file and row and the column."""
     base = Path(root)
-    headers = {r["trace_id"]: r for r in _read_rows(base / HEADER_DIR)}
+    if not base.is_dir():
+        what = "not a folder" if base.exists() else "no such folder"
+        raise InputError(str(base), "root", f"{what}: expected a Parquet trace set")
+    headers: dict[str, dict[str, Any]] = {}
+    for r in _read_rows(base, HEADER_DIR, HEADER_TABLE):
+        if r["trace_id"] in headers:
+            raise InputError(r["_where"], "trace_id", f"a second header row for {r['trace_id']!r}")
+        headers[r["trace_id"]] = r
     ops: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in _read_rows(base / OPS_DIR):
+    for r in _read_rows(base, OPS_DIR, OPS_TABLE):
+        if r["trace_id"] not in headers:
+            raise InputError(r["_where"], "trace_id", f"no header row for {r['trace_id']!r}")
         ops[r["trace_id"]].append(r)
     return {tid: lines_from_rows(headers[tid], ops[tid]) for tid in sorted(headers)}
 
 
 def read_parquet(root: str | Path) -> list[Trace]:
     """Every trace under `root`, parsed and validated like NDJSON (errors name the trace id
-    and the NDJSON line number), sorted by trace id."""
+    and the NDJSON line number), sorted by trace id. Bad Parquet input: `read_parquet_lines`."""
     base = Path(root)
     return [
         parse_trace_lines(lines, f"{base}/trace_id={tid}")
