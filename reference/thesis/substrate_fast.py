@@ -96,11 +96,15 @@ class FastSubstrate(Substrate):
         self._routes: dict[tuple[int, int], tuple[tuple[str, ...], float]] = {}
         self._sent: dict[tuple[int, int, str], tuple[tuple[tuple[str, str], ...], float]] = {}
         self._one_ways: dict[int, dict[int, float]] = {}  # src -> dst -> `one_way`
+        # src -> subscriber name -> its peer id and `one_way` (None: src itself); a peer id
+        # and the coordinates are fixed by the peer's name (sha1_id, reference/sim/latency.py)
+        self._to_subscriber: dict[int, dict[str, tuple[int, float | None]]] = {}
         self._homes: dict[int, Peer] = {}
         self._first_hops: dict[tuple[int, int], int] = {}
         self._where: dict[int, tuple[str, float, float]] = {}  # pid -> name, x, y
         self._event_sizes: dict[str, tuple[Event, int]] = {}
         self._event_values: dict[str, tuple[Event, dict[str, Number]]] = {}
+        self._last_values: tuple[Event | None, dict[str, Number]] = (None, {})
         self._leaves: dict[int, tuple[TreeNode, list[Group]]] = {}
         self._plain_record = type(system).record_delivery is TwoDTreeSystem.record_delivery
 
@@ -252,25 +256,25 @@ class FastSubstrate(Substrate):
             for t in targets:  # as the reference substrate sends them
                 s.send_direct(src, s.pid_of[t[0]], EventDelivery(event, (t,), published, src.name))
             return
-        pid_of = s.pid_of
         base_size = HEADER + self._event_size(event) + ID
         now, push = engine.now, heapq.heappush
         queue, seq = engine.reserve(len(targets))
         me = src.pid
-        from_me = self._one_ways.get(me)
-        if from_me is None:
-            from_me = self._one_ways[me] = {}
+        to = self._to_subscriber.get(me)
+        if to is None:
+            to = self._to_subscriber[me] = {}
         hops = sent = 0
         for sub, ids in targets:
-            dst = pid_of[sub]
-            if dst == me:
+            hit = to.get(sub)
+            if hit is None:
+                dst = s.pid_of[sub]
+                hit = to[sub] = (dst, None if dst == me else self._latency((me, dst)))
+            dst, latency = hit
+            if latency is None:  # the subscriber's own peer: `one_way` is 0.0
                 push(queue, (now + 0.0, seq, (event, sub, ids, published, dst)))
             else:
                 hops += 1
                 sent += base_size + (len(ids[0]) if len(ids) == 1 else sum(map(len, ids)))
-                latency = from_me.get(dst)
-                if latency is None:
-                    latency = from_me[dst] = self._latency((me, dst))
                 push(queue, (now + latency, seq, (event, sub, ids, published, dst)))
             seq += 1
         m, kind = s.metrics, "EventDelivery"
@@ -344,12 +348,16 @@ class FastSubstrate(Substrate):
         return float(pred[2] - pred[1]) / float(attr.max - attr.min)
 
     def values(self, event: Event) -> dict[str, Number]:
+        last = self._last_values
+        if last[0] is event:
+            return last[1]
         hit = self._event_values.get(event.id)
         if hit is None or hit[0] is not event:
             values: dict[str, Number] = {}
             for name, v in event.values:
                 values.setdefault(name, v)
             hit = self._event_values[event.id] = (event, values)
+        self._last_values = (event, hit[1])  # the same event's next delivery or leaf asks again
         return hit[1]
 
 

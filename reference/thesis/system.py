@@ -467,28 +467,28 @@ class TwoDTreeSystem(System[Item]):
             self.send_direct(peer, nxt, ProbePubMulticast(msg.event, tuple(groups[nxt])))
 
     def _on_probe_pub(self, peer: Peer, msg: ProbePub) -> None:
-        node = peer.nodes.get((msg.qattr, msg.target))  # `_node`, the most frequent call
+        event, q = msg.event, msg.qattr
+        node = peer.nodes.get((q, msg.target))  # `_node`, the most frequent call
         if node is None:
             self.metrics.jump_backs += 1
             up = jump_back(msg.target)  # Program 3.3, line 53
-            self.send_key(peer, self._key(msg.qattr, up), ProbePub(msg.event, msg.qattr, up))
+            self.send_key(peer, self._key(q, up), ProbePub(event, q, up))
             return
         if node.splitting:
             node.held.append(msg)
             self.metrics.held += 1
             return
-        if msg.event.id in node.seen:
+        if event.id in node.seen:
             self.metrics.dedup_discards += 1  # probe dedup per event (§3.4.1, erratum E2)
             return
-        node.seen.add(msg.event.id)
+        node.seen.add(event.id)
         if node.lnrt is not None:
-            area = self._area(msg.event, msg.qattr)
-            for rec in node.lnrt.records_overlapping(area, self.squares[msg.qattr].k):
-                self.send_key(  # Program 3.3, line 49
-                    peer, self._key(msg.qattr, rec), ProbePub(msg.event, msg.qattr, rec)
-                )
+            area = self._area(event, q)
+            for rec in node.lnrt.records_overlapping(area, self.squares[q].k):
+                # Program 3.3, line 49
+                self.send_key(peer, self._key(q, rec), ProbePub(event, q, rec))
             return
-        self._match_and_deliver(peer, node, msg.event)
+        self._match_and_deliver(peer, node, event)
 
     def _match_and_deliver(self, peer: Peer, node: TreeNode, event: Event) -> None:
         """Match the event at the leaf and deliver it (§3.4.1, §3.4.3)."""
