@@ -177,7 +177,7 @@ class TwoDTreeSystem(System[Item]):
     def _dispatch(self, item: Item) -> str:
         if isinstance(item, tuple):
             return self.on_deliver(item)
-        if isinstance(item, Timer):
+        if not isinstance(item, Arrival):
             self._on_ready(item.name)
             return f"timer {item.action} {item.name}"
         msg = item.msg
@@ -539,7 +539,12 @@ class TwoDTreeSystem(System[Item]):
 
     def _deliver(self, peer: Peer, event: Event, by_subscriber: dict[str, list[str]]) -> None:
         """Send the event to the subscribers matched at this leaf (§3.4.3)."""
-        targets = tuple([(s, tuple(sorted(ids))) for s, ids in sorted(by_subscriber.items())])
+        targets = tuple(
+            [
+                (s, (ids[0],) if len(ids) == 1 else tuple(sorted(ids)))
+                for s, ids in sorted(by_subscriber.items())
+            ]
+        )
         published = self._published_at[event.id]
         if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
             self.net.send_deliveries(peer, event, targets, published)
