@@ -228,8 +228,9 @@ class Outcome:
     resources: int = 0  # z3 "rlimit count" spent by both checks (deterministic)
 
 
-# Resource budget of one check (z3's rlimit, deterministic for one z3 version): the heaviest
-# lemma of properties/lemmas.py (path_depth_bound) spends about 8 * 10^6, an eighth of it.
+# Resource budget of one check (z3's rlimit, deterministic for one z3 version and, each check
+# in a fresh context, whatever ran before): the heaviest lemma of properties/lemmas.py
+# (path_depth_bound) spends about 5.9 * 10^6, a seventeenth of it.
 DEFAULT_RLIMIT = 100_000_000
 
 
@@ -292,6 +293,10 @@ def prove(
     The budget is z3's resource limit `rlimit` (a count of solver steps, for each of the two
     checks), not a wall-clock timeout: the same formula with the same z3 version gives the same
     verdict on a fast, slow or loaded machine. A check that exhausts it is `unknown`.
+
+    Every call runs in a fresh z3 context (the terms are translated into it): the search, and
+    so the count, would otherwise depend on what ran before in the shared one (its term ids,
+    hence the order of z3's choices, follow every term built since the process started).
     """
     start = time.monotonic()
     named = (
@@ -299,14 +304,15 @@ def prove(
         if isinstance(premises, Mapping)
         else {f"premise {i + 1}": p for i, p in enumerate(premises)}
     )
-    s = _z3.Solver()
+    ctx = _z3.Context()  # fresh: the count does not depend on what ran before
+    s = _z3.Solver(ctx=ctx)
     s.set("rlimit", rlimit)  # relative to the context's count at each check: per check
     base = _spent(s)  # the count is the context's, cumulative: report the difference
     labels: dict[str, str] = {}
     for i, (label, p) in enumerate(named.items()):
         flag = f"__premise{i}"
         labels[flag] = label
-        s.assert_and_track(p.e, _z3.Bool(flag))
+        s.assert_and_track(p.e.translate(ctx), _z3.Bool(flag, ctx))
     first = s.check()
     if first == _z3.unsat:
         core = sorted(labels[str(c)] for c in s.unsat_core())
@@ -320,8 +326,9 @@ def prove(
     if first == _z3.unknown:
         why = f"premises: {s.reason_unknown()} (rlimit {rlimit})"
         return Outcome("unknown", why, time.monotonic() - start, resources=_spent(s) - base)
-    goals = dict(conclusion) if isinstance(conclusion, Mapping) else {"conclusion": conclusion}
-    s.add(_z3.Not(_z3.And(*[g.e for g in goals.values()])))
+    given = dict(conclusion) if isinstance(conclusion, Mapping) else {"conclusion": conclusion}
+    goals = {label: g.e.translate(ctx) for label, g in given.items()}
+    s.add(_z3.Not(_z3.And(*goals.values())))
     r = s.check()
     secs = time.monotonic() - start
     used = _spent(s) - base
@@ -330,9 +337,9 @@ def prove(
     if r == _z3.sat:
         m = s.model()
         violated = tuple(
-            label for label, g in goals.items() if _z3.is_false(m.eval(g.e, model_completion=True))
+            label for label, g in goals.items() if _z3.is_false(m.eval(g, model_completion=True))
         )
-        text = _show(m, show or {}, violated)
+        text = _show(m, {k: T(t.e.translate(ctx)) for k, t in (show or {}).items()}, violated)
         return Outcome("counterexample", text, secs, violated, used)
     return Outcome("unknown", f"{s.reason_unknown()} (rlimit {rlimit})", secs, resources=used)
 
