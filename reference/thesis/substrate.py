@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import functools
 import itertools
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pubsub_spec.reference.common.matching import event_values
-from pubsub_spec.reference.common.model import Event, Number
+from pubsub_spec.reference.common.model import Attribute, Event, Number
 from pubsub_spec.reference.common.oracle import Delivery
-from pubsub_spec.reference.overlay.pastry import sha1_id
+from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
 from pubsub_spec.reference.sim.engine import Engine
+from pubsub_spec.reference.sim.latency import LatencyModel
+from pubsub_spec.reference.thesis.config import ThesisConfig
 from pubsub_spec.reference.thesis.messages import (
     TYPE_OF,
     EventDelivery,
@@ -40,10 +43,8 @@ from pubsub_spec.reference.thesis.messages import (
     Message,
     size_of,
 )
+from pubsub_spec.reference.thesis.metrics import TreeMetrics
 from pubsub_spec.reference.thesis.tree import TreeNode, identifier
-
-if TYPE_CHECKING:
-    from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 
 @dataclass
@@ -90,6 +91,32 @@ Group = tuple[str, str, Sequence[Entry]]
 Targets = tuple[tuple[str, tuple[str, ...]], ...]
 
 
+class Host(Protocol):
+    """What a substrate reads and calls of the system it serves (`TwoDTreeSystem` of
+    reference/thesis/system.py, which imports this module: a protocol, not an import back)."""
+
+    seed: int
+    rng: random.Random
+    engine: Engine[Item]
+    deliveries: list[Delivery]
+    config: ThesisConfig
+    metrics: TreeMetrics
+    latency: LatencyModel
+    ring: PastryRing
+    ready_ring: PastryRing
+    peers: dict[int, Peer]
+    pid_of: dict[str, int]
+    attrs: dict[str, Attribute]
+
+    def send_direct(
+        self, src: Peer, dst_pid: int, msg: Message, key: int | None = None
+    ) -> None: ...
+
+    def record_delivery(self, delivery: Delivery, latency_ms: float) -> None: ...
+
+    def on_deliver(self, item: Deliver) -> str: ...
+
+
 @functools.cache
 def node_key(qattr: str, bits: str) -> int:
     """id = hash(identifier) (thesis §3.2.1), computed once per tree node (a pure function)."""
@@ -99,7 +126,7 @@ def node_key(qattr: str, bits: str) -> int:
 class Substrate(ABC):
     """The interface of the handlers to the network and the storage (module doc)."""
 
-    def __init__(self, system: TwoDTreeSystem) -> None:
+    def __init__(self, system: Host) -> None:
         self.system = system
 
     # -- the engine ------------------------------------------------------------------------

@@ -89,6 +89,8 @@ class FastEngine(Engine[Item]):
 class FastSubstrate(Substrate):
     """The reference substrate's results, each computed once (module doc)."""
 
+    system: TwoDTreeSystem  # the thesis system itself (substrate.Host is what any one needs)
+
     def __init__(self, system: TwoDTreeSystem) -> None:
         super().__init__(system)
         # (sender, key) -> the senders' names along the route and its latency; with a kind,
