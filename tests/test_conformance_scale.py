@@ -7,9 +7,11 @@ failure of the suite itself."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,12 @@ from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
 from pubsub_spec.conformance.scale.arguments import SCALE_DRIVER_MEMORY, SCALE_JAVA_OPTIONS
 from pubsub_spec.conformance.scale.executor import Job, run_partition
-from pubsub_spec.conformance.scale.planning import plan
+from pubsub_spec.conformance.scale.planning import (
+    MAX_PARTITION_OPS,
+    MIN_PARTITIONS,
+    Plan,
+    plan,
+)
 from pubsub_spec.conformance.scale.run import run_scale
 from pubsub_spec.conformance.scale.sampling import (
     CROSS_CHECK,
@@ -55,6 +62,49 @@ def test_a_plan_reaches_the_ops_asked_for_in_bounded_partitions() -> None:
     assert min(8, small.traces) <= len(small.partitions) <= small.traces
     with pytest.raises(ValueError):
         plan(0, FAST_GENS, "tiny", 7)
+
+
+FILL = 0.9  # every partition but the last holds at least this share of the partition bound
+
+
+def _bound(p: Plan, max_partition_ops: int, min_partitions: int) -> int:
+    """The partition bound `plan` states: max_partition_ops, or less for min_partitions."""
+    return min(max_partition_ops, max(1, math.ceil(p.estimated_ops / min_partitions)))
+
+
+def _assert_filled(p: Plan, bound: int) -> None:
+    """Partitions filled, not only bounded: each but the last is closed only because its next
+    trace would overflow the bound, and so holds at least FILL of it (the cases below have
+    traces of at most a tenth of the bound); hence no more partitions than the ops need."""
+    ests = [p.estimate[p.task(k)[0]] for k in range(p.traces)]
+    assert max(ests) <= (1 - FILL) * bound
+    for a, b in p.partitions[:-1]:
+        held = sum(ests[a:b])
+        assert held + ests[b] > bound, (a, b, held, bound)  # the next trace did not fit
+        assert held >= FILL * bound, (a, b, held, bound)
+    assert len(p.partitions) <= math.ceil(p.estimated_ops / (FILL * bound)) + 1
+
+
+FILL_CASES = [(5_000, "tiny", 400, 1), (20_000, "small", MAX_PARTITION_OPS, MIN_PARTITIONS)]
+
+
+@pytest.mark.parametrize(("ops", "profile", "max_ops", "min_parts"), FILL_CASES)
+def test_a_plan_fills_its_partitions_to_the_bound(
+    ops: int, profile: str, max_ops: int, min_parts: int
+) -> None:
+    p = plan(ops, FAST_GENS, profile, 7, max_partition_ops=max_ops, min_partitions=min_parts)
+    bound = _bound(p, max_ops, min_parts)
+    _assert_filled(p, bound)
+    assert len(p.partitions) >= 2  # the cases exercise the fill, not only one partition
+    # under-filling planners are caught: one that fills to half the bound, and one that
+    # closes every partition a trace early (both keep the upper bound)
+    half = plan(ops, FAST_GENS, profile, 7, max_partition_ops=bound // 2, min_partitions=1)
+    starts = [a - 1 if i else 0 for i, (a, _) in enumerate(p.partitions)]
+    early = replace(p, partitions=tuple(zip(starts, [*starts[1:], p.traces], strict=True)))
+    for bad in (half, early):
+        assert bad.partitions[-1][1] == bad.traces and bad.estimated_ops == p.estimated_ops
+        with pytest.raises(AssertionError):
+            _assert_filled(bad, bound)
 
 
 def test_the_large_profile_is_larger_for_every_generator() -> None:
