@@ -213,7 +213,7 @@ class TreeTraceSystem(TwoDTreeSystem):
         nodes = self.tree_nodes()
         internal = [n for n in nodes if n.lnrt is not None]
         sub_idx, ev_idx = self.tv_subs, self.tv_events
-        installed = frozenset(i for s, i in sub_idx.items() if self.subs[s].pending == 0)
+        installed = frozenset(i for s, i in sub_idx.items() if self.subs[s].install.pending == 0)
         exists = frozenset(node_id(n.bits) for n in nodes)
 
         def held(n: TreeNode, ins: bool) -> frozenset[int]:
@@ -246,7 +246,7 @@ class TreeTraceSystem(TwoDTreeSystem):
             "activeAt": frozenset(self.tv_active.items()),
             "dcount": frozenset(((j, i), min(2, c)) for (j, i), c in self.tv_dcount.items() if c),
             "ever": exists,
-            "inflight": frozenset(sub_idx[s] for s in sub_idx if self.subs[s].pending > 0)
+            "inflight": frozenset(sub_idx[s] for s in sub_idx if self.subs[s].install.pending > 0)
             - installed,
         }
         if not self.tv_states or self.tv_states[-1] != state:
@@ -266,7 +266,7 @@ class TreeTraceSystem(TwoDTreeSystem):
     def publish(self, event: Event, seq: int) -> None:
         j = self.tv_events.setdefault(event.id, len(self.tv_events) + 1)
         self.tv_active[j] = frozenset(
-            i for s, i in self.tv_subs.items() if self.subs[s].pending == 0
+            i for s, i in self.tv_subs.items() if self.subs[s].install.pending == 0
         )
         super().publish(event, seq)
         self.tv_record()

@@ -27,6 +27,7 @@ from pubsub_spec.reference.common.model import (
 from pubsub_spec.reference.common.ops import Trace, initial_node_names
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
+from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.system import System
 from pubsub_spec.reference.thesis.config import ThesisConfig, config_of
@@ -61,8 +62,7 @@ class SubState:
 
     original: Subscription
     points: tuple[StoredPoint, ...]
-    pending: int
-    started_at: float
+    install: Installation  # InsertSubs in flight (on unsubscription: the removal probes)
     active: bool = True
 
 
@@ -262,7 +262,7 @@ class TwoDTreeSystem(System[Item]):
     def subscribe(self, sub: Subscription, seq: int) -> None:
         peer = self.peers[self.pid_of[sub.subscriber]]
         points = self._stored_points(sub, seq)
-        self.subs[sub.id] = SubState(sub, points, len(points), self.engine.now)
+        self.subs[sub.id] = SubState(sub, points, Installation(self.engine.now, len(points)))
         for point in points:
             self._probe_for(peer, point, remove=False)
 
@@ -270,7 +270,7 @@ class TwoDTreeSystem(System[Item]):
         """Locate the points as in installation and remove them (§3.3.1)."""
         state = self.subs[sub_id]
         state.active = False
-        state.pending = len(state.points)
+        state.install.restart(len(state.points))
         peer = self.peers[self.pid_of[state.original.subscriber]]
         for point in state.points:
             self._probe_for(peer, point, remove=True)
@@ -278,11 +278,11 @@ class TwoDTreeSystem(System[Item]):
     def change_interest(self, sub: Subscription, seq: int) -> None:
         """A change of interest is an unsubscription followed by a subscription (§3.3.1)."""
         self.unsubscribe(sub.id)
-        self.run_until(lambda: self.subs[sub.id].pending == 0)
+        self.run_until(lambda: self.subs[sub.id].install.installed)
         self.subscribe(sub, seq)
 
     def installed(self, sub_id: str) -> bool:
-        return self.subs[sub_id].pending == 0
+        return self.subs[sub_id].install.installed
 
     def _probe_for(self, peer: Peer, point: StoredPoint, remove: bool) -> None:
         level = random_leaf_level(
@@ -320,7 +320,7 @@ class TwoDTreeSystem(System[Item]):
         if msg.remove:
             node.points.pop(point.key, None)  # §3.3.1
             self.net.points_changed(node)
-            self.subs[point.sub.id].pending -= 1
+            self.subs[point.sub.id].install.arrived()
             return
         sub_peer = self.pid_of[point.sub.subscriber]
         self.send_direct(peer, sub_peer, ProbeSub(point, node.bits, msg.remove, True))  # line 58
@@ -343,10 +343,9 @@ class TwoDTreeSystem(System[Item]):
             return
         node.points[point.key] = point  # Program 3.2, line 50
         self.net.points_changed(node)
-        state = self.subs[point.sub.id]
-        state.pending -= 1
-        if state.pending == 0:
-            self.metrics.install_latency_ms.append(self.engine.now - state.started_at)
+        install = self.subs[point.sub.id].install
+        install.arrived()
+        install.settle(self.engine.now, self.metrics.install_latency_ms)
         self._check_capacity(peer, node)
 
     # -- 2d-tree maintenance (§3.2.2, Program 3.1) -----------------------------------------
