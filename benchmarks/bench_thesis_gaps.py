@@ -6,7 +6,7 @@ concentration, latency level). Each experiment varies one thing on the thesis wo
 Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
          [--only multicast,cutoff,hotspot,latency,skew]
 
-`skew` (G3) runs on the fast engine (conformance/variants/thesis_fast.py, the reference's run
+`skew` (G3) runs on the fast engine (reference/thesis/substrate_fast.py, the reference's run
 bit for bit), the others on the reference and its instrumented subclasses.
 """
 

@@ -60,8 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--engine",
         choices=("fast", "reference"),
         default="fast",
-        help="the simulator of the thesis runs: fast (default; conformance/variants/"
-        "thesis_fast.py, the reference's run bit for bit) or reference",
+        help="the simulator of the thesis runs: fast (default; the fast substrate of "
+        "reference/thesis/substrate_fast.py, the reference's run bit for bit) or reference",
     )
     p.add_argument(
         "--jobs",
@@ -193,10 +193,11 @@ def page(
     figs: list[Figure], runs: dict[str, RunStats], scale: str, secs: float, engine: str = "fast"
 ) -> str:
     how = (
-        "on the fast engine (conformance/variants/thesis_fast.py: the reference's runs bit for "
+        "on the fast engine (reference/thesis/substrate_fast.py: the reference's runs bit for "
         "bit, checked by tests/test_thesis_fast.py)"
         if engine == "fast"
-        else "on the reference engine (reference/thesis/system.py)"
+        else "on the reference engine (reference/thesis/system.py on the plain substrate of "
+        "reference/thesis/substrate.py)"
     )
     out = [
         f"# Thesis Chapter 4, figure by figure (scale `{scale}`)",

@@ -119,7 +119,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--engine",
         choices=ENGINES,
         default=None,
-        help="thesis system: fast (default; conformance/variants/thesis_fast.py, the same run "
+        help="thesis system: fast (default; reference/thesis/substrate_fast.py, the same run "
         "bit for bit: same event-log hash) or reference (reference/thesis/system.py itself)",
     )
     p.add_argument("--trace", default=None, help="run this NDJSON trace instead of a workload")

@@ -178,7 +178,7 @@ def run_stats(
     system_class: type[StreamingSystem] = StreamingSystem,
 ) -> RunStats:
     """One run's figures; `system_class` is `StreamingSystem` or a faster engine that runs
-    the same (conformance/variants/thesis_fast.py: `FastStreamingSystem`)."""
+    the same (reference/thesis/substrate_fast.py: `FastStreamingSystem`)."""
     result = run_trace(trace, _streaming(system_class), progress)
     system = result.system
     peer_bytes: dict[str, Counter[str]] = {p.name: Counter() for p in system.peers.values()}
