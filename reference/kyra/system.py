@@ -42,7 +42,7 @@ from pubsub_spec.reference.kyra.messages import (
     SubPropagate,
 )
 from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
-from pubsub_spec.reference.kyra.zones import Zone, equal_width, zone_index
+from pubsub_spec.reference.kyra.zones import Zone, equal_width, local_partition, zone_index
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,9 @@ def build_layout(
     attr = schema.attribute(attr_name)
     zones: dict[str, Zone] = {}
     for clique in cliques:
-        # §III: "each server is assigned a non-overlapping zone"; members in name order
-        for server, z in zip(sorted(clique), equal_width(attr, len(clique)), strict=True):
+        # §III: "each server is assigned a non-overlapping zone"; members in name order,
+        # an empty zone beyond an int domain's values (K-D16)
+        for server, z in zip(sorted(clique), local_partition(attr, len(clique)), strict=True):
             zones[server] = z
     tree_zones = equal_width(attr, n_trees)
     trees: list[RoutingTree] = []

@@ -27,9 +27,14 @@ class Zone:
 
     def overlaps(self, lo: Number, hi: Number) -> bool:
         """Whether the closed interval [lo, hi] shares a value with the zone."""
-        if lo > hi or hi < self.lo:
+        if lo > hi or hi < self.lo or self.empty:
             return False
         return lo < self.hi or (self.closed and lo <= self.hi)
+
+    @property
+    def empty(self) -> bool:
+        """[lo, lo) holds no value: a clique member beyond the domain's values (K-D16)."""
+        return not self.closed and self.hi <= self.lo
 
     def text(self) -> str:
         return f"[{self.lo}, {self.hi}{']' if self.closed else ')'}"
@@ -56,6 +61,16 @@ def equal_width(attr: Attribute, parts: int) -> tuple[Zone, ...]:
     width = (float(attr.max) - float(attr.min)) / parts
     fb = [float(attr.min) + i * width for i in range(parts)] + [float(attr.max)]
     return tuple(Zone(fb[i], fb[i + 1], i == parts - 1) for i in range(parts))
+
+
+def local_partition(attr: Attribute, members: int) -> tuple[Zone, ...]:
+    """One zone per clique member (Kyra §III: "each server is assigned a non-overlapping zone"):
+    `equal_width`, and when an int domain has fewer values than the clique has members, the
+    members beyond them get the empty zone [min, min) (decision K-D16, docs/kyra.md): a value
+    cannot be split between two servers without two proxies for one event, so those members
+    are never a proxy, store no subscription and join no tree."""
+    zones = equal_width(attr, members)
+    return zones + (Zone(attr.min, attr.min, False),) * (members - len(zones))
 
 
 def zone_index(zones: tuple[Zone, ...], x: Number) -> int:
