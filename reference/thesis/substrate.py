@@ -140,6 +140,13 @@ class Substrate(ABC):
         while (at := engine.next_time()) is not None and (until is None or at <= until):
             engine.step(dispatch)
 
+    def settle(self) -> None:
+        """Add to `system.metrics` the send counts this substrate holds back, if any. A
+        substrate may hold back `sends`, `messages`, `bytes`, `peer_bytes` and `peer_messages`
+        (D-MSG) until a run to quiescence ends (`run` with until=None, as `Driver.finish`
+        does); whoever reads them in the middle of a run calls this first."""
+        return  # this substrate counts every send as it is made
+
     # -- routing ---------------------------------------------------------------------------
     @abstractmethod
     def home(self, key: int) -> Peer:

@@ -86,6 +86,13 @@ class FastEngine(Engine[Item]):
         return self._queue, first
 
 
+# The senders' (name, kind) of one send, as the metrics count them (D-MSG).
+Keys = tuple[tuple[str, str], ...]
+# Counts held back for one `Keys` since the last `settle`: sends, then the messages and the
+# bytes at each of the keys (a send of `size` bytes along k keys: 1, 1, size).
+Tally = list[int]
+
+
 class FastSubstrate(Substrate):
     """The reference substrate's results, each computed once (module doc)."""
 
@@ -96,7 +103,13 @@ class FastSubstrate(Substrate):
         # (sender, key) -> the senders' names along the route and its latency; with a kind,
         # the senders' (name, kind) as the metrics count them (both forgotten together)
         self._routes: dict[tuple[int, int], tuple[tuple[str, ...], float]] = {}
-        self._sent: dict[tuple[int, int, str], tuple[tuple[tuple[str, str], ...], float]] = {}
+        self._sent: dict[tuple[int, int, str], tuple[Keys, float, Tally]] = {}
+        # (src, kind) -> the sender's (name, kind) and its tally (src == dst: no hop, no key)
+        self._direct: dict[tuple[int, str], tuple[Keys, Tally]] = {}
+        self._delivered: dict[int, tuple[Keys, Tally]] = {}  # src -> its EventDelivery hops
+        self._delivery_sends: Tally = [0, 0, 0]  # EventDelivery sends, whatever their hops
+        # the tallies counted into since the last `settle`, in the order of their first count
+        self._touched: list[tuple[str, Keys, Tally]] = []
         self._one_ways: dict[int, dict[int, float]] = {}  # src -> dst -> `one_way`
         # src -> subscriber name -> its peer id and `one_way` (None: src itself); a peer id
         # and the coordinates are fixed by the peer's name (sha1_id, reference/sim/latency.py)
@@ -107,6 +120,7 @@ class FastSubstrate(Substrate):
         self._event_sizes: dict[str, tuple[Event, int]] = {}
         self._event_values: dict[str, tuple[Event, dict[str, Number]]] = {}
         self._last_values: tuple[Event | None, dict[str, Number]] = (None, {})
+        self._last_size: tuple[Event | None, int] = (None, 0)
         self._leaves: dict[int, tuple[TreeNode, list[Group]]] = {}
         self._plain_record = type(system).record_delivery is TwoDTreeSystem.record_delivery
 
@@ -120,6 +134,32 @@ class FastSubstrate(Substrate):
             engine.drain(dispatch, self.system.on_deliver, until)
         else:  # an engine put in place by a subclass of the system
             super().run(dispatch, until)
+        if until is None:  # quiescent: the metrics are read now if ever (`Substrate.settle`)
+            self.settle()
+
+    def settle(self) -> None:
+        """Add the counts held back since the last call to `system.metrics`: per tally, in the
+        order of its first count, what `Metrics.hops` and `sends[kind] += 1` would have added
+        send by send (the same sums, and each counter's keys first added in the same order)."""
+        touched = self._touched
+        if not touched:
+            return
+        m = self.system.metrics
+        sends, messages, sizes = m.sends, m.messages, m.bytes
+        peer_bytes, peer_messages = m.peer_bytes, m.peer_messages
+        for kind, keys, tally in touched:
+            n_sends, n_messages, n_bytes = tally
+            tally[0] = tally[1] = tally[2] = 0
+            if n_sends:
+                sends[kind] += n_sends
+            if keys and n_messages:
+                n = len(keys)
+                messages[kind] += n_messages * n
+                sizes[kind] += n_bytes * n
+                for k in keys:
+                    peer_bytes[k] += n_bytes
+                    peer_messages[k] += n_messages
+        touched.clear()
 
     # -- routing ---------------------------------------------------------------------------
     def membership_changed(self) -> None:
@@ -187,19 +227,14 @@ class FastSubstrate(Substrate):
             total += BASE_ONE_WAY_MS + scale * math.hypot(x1 - x2, y1 - y2)
         return total
 
-    def _count(self, keys: Sequence[tuple[str, str]], kind: str, size: int) -> None:
+    def _count(self, kind: str, keys: Keys, tally: Tally, size: int) -> None:
         """One send of `kind`: a hop of `size` bytes at each sender, `keys` the senders'
-        (name, kind) (D-MSG)."""
-        m = self.system.metrics
-        m.sends[kind] += 1
-        if keys:
-            n = len(keys)
-            m.messages[kind] += n
-            m.bytes[kind] += size * n
-            peer_bytes, peer_messages = m.peer_bytes, m.peer_messages
-            for k in keys:
-                peer_bytes[k] += size
-                peer_messages[k] += 1
+        (name, kind) (D-MSG); held back in `tally` until `settle`."""
+        if not tally[0]:
+            self._touched.append((kind, keys, tally))
+        tally[0] += 1
+        tally[1] += 1
+        tally[2] += size
 
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
         kind = TYPE_OF[type(msg)]
@@ -212,9 +247,22 @@ class FastSubstrate(Substrate):
             sent = self._sent[(src.pid, key, kind)] = (
                 tuple((name, kind) for name in senders),
                 latency,
+                [0, 0, 0],
             )
-        keys, latency = sent
-        self._count(keys, kind, self._size(msg))
+        keys, latency, tally = sent
+        if type(msg) is ProbePub:  # `_size`, the most frequent, the event's size at hand
+            event = msg.event
+            last = self._last_size
+            if last[0] is not event:
+                last = self._last_size = (event, self._event_size(event))
+            size = HEADER + last[1] + len(msg.qattr) + len(msg.target)
+        else:
+            size = size_of(msg)
+        if not tally[0]:  # `_count`, inline
+            self._touched.append((kind, keys, tally))
+        tally[0] += 1
+        tally[1] += 1
+        tally[2] += size
         s = self.system
         engine = s.engine
         if isinstance(msg, LeafUpdate):  # `leaf_update_fault` is (False, 0.0) for any other
@@ -229,13 +277,17 @@ class FastSubstrate(Substrate):
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
         s = self.system
         kind = TYPE_OF[type(msg)]
-        if dst_pid == src.pid:
-            keys: tuple[tuple[str, str], ...] = ()
+        me = src.pid
+        if dst_pid == me:
+            me = -1  # no hop: counted as a send alone, under no sender (no peer id is negative)
             latency = 0.0
         else:
-            keys = (((self._where.get(src.pid) or self._place(src.pid))[0], kind),)
-            latency = self._one_way(src.pid, dst_pid)
-        self._count(keys, kind, self._size(msg))
+            latency = self._one_way(me, dst_pid)
+        direct = self._direct.get((me, kind))
+        if direct is None:
+            keys: Keys = () if me < 0 else (((self._where.get(me) or self._place(me))[0], kind),)
+            direct = self._direct[(me, kind)] = (keys, [0, 0, 0])
+        self._count(kind, direct[0], direct[1], self._size(msg))
         s.engine.schedule(s.engine.now + latency, Arrival(msg, key, None if key else dst_pid))
 
     def _one_way(self, src: int, dst: int) -> float:
@@ -279,14 +331,21 @@ class FastSubstrate(Substrate):
                 sent += base_size + (len(ids[0]) if len(ids) == 1 else sum(map(len, ids)))
                 push(queue, (now + latency, seq, (event, sub, ids, published, dst)))
             seq += 1
-        m, kind = s.metrics, "EventDelivery"
-        m.sends[kind] += len(targets)
+        # held back until `settle` (`_count`): the sends under no sender, the hops at `src`
+        tally = self._delivery_sends
+        if not tally[0]:
+            self._touched.append(("EventDelivery", (), tally))
+        tally[0] += len(targets)
         if hops:
-            name = (self._where.get(me) or self._place(me))[0]
-            m.messages[kind] += hops
-            m.bytes[kind] += sent
-            m.peer_bytes[(name, kind)] += sent
-            m.peer_messages[(name, kind)] += hops
+            delivered = self._delivered.get(me)
+            if delivered is None:
+                name = (self._where.get(me) or self._place(me))[0]
+                delivered = self._delivered[me] = (((name, "EventDelivery"),), [0, 0, 0])
+            keys, tally = delivered
+            if not tally[1]:
+                self._touched.append(("EventDelivery", keys, tally))
+            tally[1] += hops
+            tally[2] += sent
 
     def record(self, event_id: str, sub_id: str, latency_ms: float) -> None:
         s = self.system
