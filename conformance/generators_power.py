@@ -212,6 +212,96 @@ def _gen(
     return make
 
 
+# Degenerate but valid traces (docs/conformance.md, "degenerate"): int attributes with the
+# fewest values a domain may have (FORMAT.md: min < max, so 2; and 3), first in their schema so
+# that they are the default partition attribute of Kyra (Cao & Singh, INFOCOM 2004, §III;
+# docs/kyra.md K-D1) and cut by the thesis' 2d-tree, far more nodes than values (or a single
+# node), zero-width ranges at the domain ends, and a schema where every subscription is the same.
+TINY = (
+    Schema(
+        "d",
+        (
+            Attribute("two", "int", 0, 1),
+            Attribute("three", "int", -1, 1),
+            Attribute("unit", "float", 0.0, 1.0),
+        ),
+    ),
+    Schema("same", (Attribute("tri", "int", 0, 2), Attribute("bit", "int", 7, 8))),
+)
+
+
+def _degenerate_range(rng: random.Random, a: Attribute) -> tuple[Number, Number]:
+    """A zero-width range at a domain end (most often), the whole domain, or any range."""
+    r = rng.random()
+    if r < 0.6:
+        v = rng.choice([a.min, a.max])
+        return v, v
+    if r < 0.8:
+        return a.min, a.max
+    if a.type == "int":
+        lo, hi = sorted(rng.randint(int(a.min), int(a.max)) for _ in range(2))
+        return lo, hi
+    lo_f, hi_f = sorted(rng.uniform(float(a.min), float(a.max)) for _ in range(2))
+    return lo_f, hi_f
+
+
+def _degenerate_value(rng: random.Random, a: Attribute) -> Number:
+    """A domain end (most often) or any value of the domain."""
+    if rng.random() < 0.75:
+        return rng.choice([a.min, a.max])
+    return rng.randint(int(a.min), int(a.max)) if a.type == "int" else rng.uniform(a.min, a.max)
+
+
+def degenerate(seed: int, index: int, profile: str) -> Trace:
+    """Every other trace has a single node, starting with the first `tiny` one (so the committed
+    vectors have both shapes); the others have the profile's nodes, many more than the 2 or 3
+    values of any int attribute. Schema `d` draws zero-width ranges at the domain ends, whole
+    domains and other ranges; in schema `same` every subscription is one drawn conjunction."""
+    name = "degenerate"
+    rng = substream(seed, name, index)
+    nodes, n_subs, n_pubs = SIZES[profile]
+    if (index + (profile == "tiny")) % 2 == 1:
+        nodes = 1
+    live = [f"n{i}" for i in range(nodes)]
+    d, same = TINY
+    shared = tuple(
+        Predicate(a.name, *_degenerate_range(rng, a))
+        for a in rng.sample(same.attributes, rng.randint(1, len(same.attributes)))
+    )
+    active: dict[str, Subscription] = {}
+    kinds = ["sub"] * n_subs + ["pub"] * n_pubs + ["unsub"] * max(1, n_subs // 8)
+    rng.shuffle(kinds)
+    ops: list[Op] = []
+    for seq, kind in enumerate(kinds, start=1):
+        schema = rng.choice(TINY)
+        if kind == "sub":
+            if schema is same:
+                preds = shared
+            else:
+                attrs = rng.sample(d.attributes, rng.randint(1, len(d.attributes)))
+                preds = tuple(Predicate(a.name, *_degenerate_range(rng, a)) for a in attrs)
+            sub = Subscription(f"s{seq}", rng.choice(live), schema.name, preds)
+            active[sub.id] = sub
+            ops.append(Subscribe(seq, sub))
+        elif kind == "unsub" and active:
+            gone = rng.choice(sorted(active))
+            del active[gone]
+            ops.append(Unsubscribe(seq, gone))
+        elif kind == "pub":
+            values = sorted((a.name, _degenerate_value(rng, a)) for a in schema.attributes)
+            ops.append(Publish(seq, Event(f"e{seq}", rng.choice(live), schema.name, tuple(values))))
+    renumbered = tuple(_with_seq(op, i) for i, op in enumerate(ops, start=1))
+    return Trace(
+        TINY,
+        renumbered,
+        nodes,
+        "strict",
+        rng.randint(0, 2**31),
+        generator=name,
+        trace_id=f"{name}-{profile}-{index:04d}",
+    )
+
+
 POWER_GENERATORS: dict[str, Generator] = {
     "precision": _gen("precision", (PRECISION,)),
     "shared-names": _gen("shared-names", SHARED, partial=True, aim=0.4),
@@ -219,4 +309,6 @@ POWER_GENERATORS: dict[str, Generator] = {
         "churn-lenient", (*SHARED[:2], PRECISION), matching="lenient", partial=True, churn=True
     ),
     "mixed": _gen("mixed", (PRECISION, *SHARED), partial=True, churn=True),
+    # degenerate but valid: the smallest domains, more nodes than values or a single node
+    "degenerate": degenerate,
 }

@@ -43,7 +43,8 @@ def test_agrees_with_oracle_on_generators(
     result, cmp = run_and_compare(trace, info.variants[0].make)
     assert cmp.agree, cmp.summary()
     assert cmp.expected > 0 or gen == "churn"
-    assert result.metrics.messages  # something was sent
+    # something was sent, unless one server holds everything (the `degenerate` generator)
+    assert result.metrics.messages or trace.initial_nodes == 1
 
 
 def test_generators_cover_every_declared_feature() -> None:
