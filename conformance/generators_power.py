@@ -2,9 +2,11 @@
 the default set catches"): representation (values one ulp either side of every bound,
 bounds with 17 significant digits, int domains beyond 2^24 and up to 2^53 - 1, subnormals, -0.0
 against a bound of 0.0, very wide and very narrow ranges), schemas that share attribute names,
-churn mixed with lenient matching and multi-node failures, and a mix of every concern in one
-trace. Each is a pure function of (seed, index, profile) drawing from its own generator, like
-those of conformance/generators.py, and both oracles agree on its output.
+churn mixed with lenient matching and multi-node failures, a mix of every concern in one
+trace, and degenerate but valid traces (the smallest int domains, more nodes than values or a
+single node, zero-width ranges at the domain ends, every subscription of a schema the same).
+Each is a pure function of (seed, index, profile) drawing from its own generator, like those of
+conformance/generators.py, and both oracles agree on its output.
 
 The numbers stay inside what the format guarantees every mainstream JSON reader honours
 (conformance/FORMAT.md, "Numbers"): doubles written in their shortest round-trip form, ints within
