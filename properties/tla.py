@@ -32,6 +32,18 @@ SPEC = _spec_dir()
 
 
 @dataclass(frozen=True)
+class CiBound:
+    """A model's reduced constant set (manifest entry "ci"), recorded beside the full one: the
+    constants set over its cfg, and the distinct states and seconds of a run with them. The
+    test suite runs every model at this bound (tests/test_tla.py); `pubsub-spec check` runs
+    the full one."""
+
+    constants: tuple[tuple[str, str], ...]
+    states: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Model:
     name: str
     module: str
@@ -40,6 +52,10 @@ class Model:
     expect: str  # "pass" or the TLA+ invariant that must be violated
     states: int
     seconds: float
+    # constants set over the cfg's (tla-checker --constant NAME=VALUE): the reduced set of a
+    # model run at its CI bound (`at_ci_bound`); empty for the model as its cfg states it
+    constants: tuple[tuple[str, str], ...] = ()
+    ci: CiBound | None = None  # the manifest's "ci": the reduced constant set, where needed
 
 
 @dataclass(frozen=True)
@@ -68,7 +84,24 @@ def tla_binary() -> str:
 
 def load_manifest(spec_dir: Path = SPEC) -> list[Model]:
     data = json.loads((spec_dir / "manifest.json").read_text())
-    return [Model(**m) for m in data["models"]]
+    models = []
+    for m in data["models"]:
+        ci = m.pop("ci", None)
+        bound = None
+        if ci is not None:
+            consts = tuple((str(k), str(v)) for k, v in ci["constants"].items())
+            bound = CiBound(consts, int(ci["states"]), float(ci["seconds"]))
+        models.append(Model(**m, ci=bound))
+    return models
+
+
+def at_ci_bound(m: Model) -> Model:
+    """The model as the test suite runs it: with its reduced constant set (and the states and
+    seconds recorded for it) when the manifest records one, else as it is."""
+    if m.ci is None:
+        return m
+    return Model(m.name, m.module, m.cfg, m.invariant, m.expect, m.ci.states, m.ci.seconds,
+                 m.ci.constants)  # fmt: skip
 
 
 def _render(v: Any) -> str:
@@ -214,12 +247,16 @@ def within_recorded(states: int, recorded: int) -> bool:
     return recorded / 2 <= states <= recorded * 2
 
 
+def _constant_flags(m: Model) -> list[str]:
+    return [f for name, value in m.constants for f in ("--constant", f"{name}={value}")]
+
+
 def run_model(m: Model, spec_dir: Path = SPEC, timeout: float | None = None) -> ModelRun:
     timeout = safety_timeout(m) if timeout is None else timeout
     # a model sits beside the module it extends, in its system's folder (spec/thesis/)
     out = run_tla(
         Path(m.module).name, Path(m.cfg).name, spec_dir / Path(m.module).parent,
-        ("--max-states", str(state_bound(m))), timeout, cpu_budget(m),
+        ("--max-states", str(state_bound(m)), *_constant_flags(m)), timeout, cpu_budget(m),
     )  # fmt: skip
     secs = out.seconds
     if out.ended in ("timeout", "cpu", "unreadable"):

@@ -9,15 +9,16 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 
-from pubsub_spec.properties import lemma_mutants, lemmas
+from pubsub_spec.properties import contract, lemma_mutants, lemmas
 from pubsub_spec.properties.kyra import lemmas as kyra_lemmas
 from pubsub_spec.properties.lemma_page import PAGE, lemma_results, render
 from pubsub_spec.properties.tam import lemmas as tam_lemmas
-from pubsub_spec.properties.tla import SPEC, load_manifest
+from pubsub_spec.properties.tla import SPEC, Model, load_manifest
 from pubsub_spec.properties.z3typed import integer, prove
 
 LEMMA_NAMES = [f.__name__ for f in lemmas.LEMMAS]
@@ -132,6 +133,187 @@ def test_an_exhausted_budget_is_unknown_not_a_verdict() -> None:
 # -- the page is the code's -----------------------------------------------------------------
 def test_z3_page_is_the_rendering_of_the_code() -> None:
     assert PAGE.read_text() == render(), "run: python -m pubsub_spec.properties.lemma_page --write"
+
+
+# -- one mechanism for every system: walk every contract ------------------------------------
+def _models_of(c: contract.SystemContract) -> list[Model]:
+    return [m for m in load_manifest() if any(fnmatch(m.name, g) for g in c.tla_models)]
+
+
+def _definition(module: Path, name: str) -> str:
+    """The body of the TLA+ definition `name` in `module` or a module it EXTENDS, comments
+    and tuple brackets left out."""
+    text = module.read_text()
+    m = re.search(rf"^{name}\s*==(.*?)(?=^\S|\Z)", text, re.M | re.S)
+    if m:
+        return re.sub(r"\\\*.*", "", m.group(1)).replace("<<", " ").replace(">>", " ")
+    ext = re.search(r"^EXTENDS\s+(.*)$", text, re.M)
+    for base in ext.group(1).split(",") if ext else []:
+        path = module.parent / f"{base.strip()}.tla"
+        if path.exists() and (body := _definition(path, name)):
+            return body
+    return ""
+
+
+# a numeric bound: a comparison with <=, >=, <, > or = a numeral, or a range a..b
+_BOUND = re.compile(
+    r"(<=|>=|(?<![<=/\\])<(?![=>])|(?<![-=])>(?!=)|(?<![<>=/])=\s*\d+|\\in\s+\d+\s*\.\.\s*\w+)"
+    r"\s*([\w\[\]]*(?:\s*[-+]\s*\d+)?)"
+)
+
+SATURATED = "a type range whose top is where the counter saturates (Min2, Sat, IF @ < 2): no step \
+of the model can leave it, so there is no run one step past it"
+DOMAIN = "the domain a model constant or initial value is chosen from at Init"
+ONE_OVER_CAP = "the counter saturates at 2, so every violation is exactly one step over"
+ONE_UNDER = "a delivery count 0 where 1 is due: exactly one step under"
+# Every numeric bound of an invariant a passing model checks (module, invariant, bound): the
+# mutant model whose counterexample is exactly one step past it (so an invariant relaxed by one
+# unit would let it through), with why; or, type ranges only, no mutant and the reason.
+# fmt: off
+BOUNDS: dict[tuple[str, str, str], tuple[str, str]] = {
+    ("kyra/MCKyraRouting.tla", "NoDuplicate", "<= 1"): ("MCKyraRouting_NoZoneCheck", ONE_OVER_CAP),
+    ("kyra/MCKyraRouting.tla", "NothingMissed", ">= 1"): ("MCKyraRouting_EarlyInstall", ONE_UNDER),
+    ("kyra/MCKyraRouting.tla", "NoSpurious", ">= 1"): (
+        "MCKyraRouting_NoSeqCheck", "one delivery (the least count the antecedent admits)"),
+    ("kyra/MCKyraRouting.tla", "TypeOK", "\\in 0..2"): ("", SATURATED),
+    ("lbdd/MCLBDD.tla", "Coverage", "= 1"): ("MCLBDD_EqualSlice", ONE_UNDER),
+    ("lbdd/MCLBDD.tla", "DepthBound", "<= k"): (
+        "MCLBDD_WithinBucketDepth", "its counterexample: hops k + 1 (4 with 3 non-empty buckets)"),
+    ("lbdd/MCLBDD.tla", "OneWay", "> Bucket"): (
+        "MCLBDD_WithinBucket", "a target in its own bucket: equal, one step under"),
+    ("lbdd/MCLBDD.tla", "SingleDelivery", "<= 1"): ("MCLBDD_RepeatForward", ONE_OVER_CAP),
+    ("lbdd/MCLBDD.tla", "Tree", "<= 1"): ("MCLBDD_CeilSlice", "two parents: one over"),
+    ("lbdd/MCLBDD.tla", "TypeOK", "\\in 0..2"): ("", SATURATED),
+    ("lbdd/MCLBDD.tla", "TypeOK", "\\in 0..7"): ("", SATURATED),
+    ("octopia/MCScotRouting.tla", "NoDuplicate", "<= 1"): (
+        "MCScotRouting_BackToSenderDeliver", ONE_OVER_CAP),
+    ("octopia/MCScotRouting.tla", "NoLoop", "<= 1"): ("MCScotRouting_BackToSender", ONE_OVER_CAP),
+    ("octopia/MCScotRouting.tla", "NothingMissed", "= 1"): (
+        "MCScotRouting_DropOverloaded", ONE_UNDER),
+    ("octopia/MCScotRouting.tla", "TypeOK", "\\in 0..Cap"): ("", SATURATED),
+    ("tam/MCScribe.tla", "NoMiss", "= 1"): ("MCScribe_MembersOnlyForward", ONE_UNDER),
+    ("tam/MCScribe.tla", "SingleDelivery", "<= 1"): ("MCScribe_NoDiscard", ONE_OVER_CAP),
+    ("tam/MCScribe.tla", "TypeOK", "\\in 0..2"): ("", SATURATED),
+    ("thesis/MCCutoffRemap.tla", "BelowCutoff", "<= c"): (
+        "MCCutoffRemap_FitsOffByOne", "a range of length c + 1 taken as one segment"),
+    ("thesis/MCCutoffRemap.tla", "NoMiss", "<= u"): (
+        "MCCutoffRemap_OpenLast", "v = u: the value at the interval's closed end"),
+    ("thesis/MCCutoffRemap.tla", "NoMiss", "<= v"): (
+        "MCCutoffRemap_OpenLast", "v = u: the value at the interval's closed end"),
+    ("thesis/MCCutoffRemap.tla", "NoSpurious", "<= u"): (
+        "MCCutoffRemap_UnclippedLast", "a value one past u delivered by the unclipped segment"),
+    ("thesis/MCCutoffRemap.tla", "NoSpurious", "<= v"): (
+        "MCCutoffRemap_UnclippedLast", "a value one past u delivered by the unclipped segment"),
+    ("thesis/MCCutoffRemap.tla", "SingleDelivery", "<= 1"): (
+        "MCCutoffRemap_ClosedSegments", "a shared end delivered by two segments: one over"),
+    ("thesis/MCCutoffRemap.tla", "TypeOK", "<= u"): (
+        "MCCutoffRemap_UnorderedRange", "u < l accepted"),
+    ("thesis/MCCutoffRemap.tla", "TypeOK", "\\in 0..MaxV"): ("", DOMAIN),
+    ("thesis/MCCutoffRemap.tla", "TypeOK", "\\in 2..MaxC"): ("", DOMAIN),
+    ("thesis/MCTwoDTree.tla", "BoundedDepth", "<= D"): (
+        "MCTwoDTree_NoDepthCap", "the grid is D + 1 levels deep (R == D + 1): one over"),
+    ("thesis/MCTwoDTree.tla", "LnrtSound", "= 0"): (
+        "MCTwoDTree_KeepSplitRecord", "a split node's record kept: one record too many"),
+    ("thesis/MCTwoDTree.tla", "LnrtSound", "= 1"): (
+        "MCTwoDTree_KeepSplitRecord", "a split node's record kept: one record too many"),
+    ("thesis/MCTwoDTree.tla", "NoMissedMatch", ">= 1"): ("MCTwoDTree_ThesisSplit", ONE_UNDER),
+    ("thesis/MCTwoDTree.tla", "SingleDelivery", "<= 1"): ("MCTwoDTree_NoInherit", ONE_OVER_CAP),
+}
+# fmt: on
+
+
+def _bounds(module: str, invariant: str) -> set[str]:
+    body = _definition(SPEC / module, invariant)
+    return {" ".join(b.group(0).split()) for b in _BOUND.finditer(body)}
+
+
+def test_every_contract_has_a_mutant_per_invariant_and_bound() -> None:
+    """The strength rules as one check over every system's contract: every manifest model
+    belongs to one contract; every invariant a passing model checks (its cfg's INVARIANT
+    lines) has a mutant model of its own that checks it and is rejected by it
+    (tests/test_tla.py runs them); every numeric bound of such an invariant has a mutant
+    exactly one step past it (BOUNDS), or is a type range with the reason. Fails listing
+    everything missing."""
+    owner: dict[str, str] = {}
+    missing: list[str] = []
+    seen_bounds: set[tuple[str, str, str]] = set()
+    manifest = {m.name: m for m in load_manifest()}
+    for c in contract.contracts():
+        models = _models_of(c)
+        assert models or not c.tla_models, c.family
+        for m in models:
+            assert m.name not in owner, (m.name, owner.get(m.name), c.family)
+            owner[m.name] = c.family
+        for module in sorted({m.module for m in models}):
+            of = [m for m in models if m.module == module]
+            checked = {i for m in of if m.expect == "pass" for i in _invariants(SPEC / m.cfg)}
+            rejected = {m.expect for m in of if m.expect != "pass"}
+            missing += [f"{c.family}: {module} {i}: no mutant" for i in sorted(checked - rejected)]
+            for m in of:
+                if m.expect != "pass":
+                    assert m.expect in _invariants(SPEC / m.cfg), m.name
+            for inv in sorted(checked):
+                for b in sorted(_bounds(module, inv)):
+                    key = (module, inv, b)
+                    seen_bounds.add(key)
+                    if key not in BOUNDS:
+                        missing.append(f"{c.family}: {module} {inv} {b!r}: no boundary mutant")
+                        continue
+                    mutant, why = BOUNDS[key]
+                    assert why.strip(), key
+                    if not mutant:  # exempt: type ranges only
+                        assert inv == "TypeOK", key
+                        continue
+                    mm = manifest.get(mutant)
+                    ok = mm is not None and mm.module == module and mm.expect == inv
+                    if not ok:
+                        missing.append(f"{c.family}: {key}: {mutant} is not a mutant of it")
+    assert set(owner) == set(manifest), f"no contract: {sorted(set(manifest) - set(owner))}"
+    assert not missing, "\n".join(missing)
+    stale = set(BOUNDS) - seen_bounds
+    assert not stale, f"BOUNDS names bounds no invariant has: {sorted(stale)}"
+
+
+def _lemma_names(mod: object) -> list[str]:
+    return [f.__name__ for f in getattr(mod, "LEMMAS", ())]
+
+
+# z3 lemmas without a mutant of their own naming them (a BREAKS table) and a premise-necessity
+# check (`weakened`): the Kyra and Tam lemmas, to be given both; the list may only shrink.
+LEMMAS_WITHOUT_STRENGTH = {
+    *(f"kyra_lemmas.{f.__name__}" for f in kyra_lemmas.LEMMAS),
+    *(f"tam_lemmas.{f.__name__}" for f in tam_lemmas.LEMMAS),
+}
+
+
+def test_every_contract_lemma_has_a_mutant_and_premise_checks() -> None:
+    """Every z3 lemma of every contract has a mutant that names it as the lemma it breaks and
+    a premise-necessity check (the thesis' and LBDD's: lemma_mutants.BREAKS and
+    lemmas.weakened, tested above); those without are exactly LEMMAS_WITHOUT_STRENGTH."""
+    import importlib
+
+    without: set[str] = set()
+    sets = [r for c in contract.contracts() for r in c.z3]
+    modules: dict[str, tuple[object, set[str], object]] = {
+        lemmas.__name__: (lemmas, set(lemma_mutants.BREAKS.values()), lemmas.weakened)
+    }
+    for r in sets:
+        if isinstance(r, contract.LemmaSet):
+            mod = importlib.import_module(r.module)
+            breaks = set(getattr(mod, "BREAKS", {}).values())
+            modules[r.module] = (mod, breaks, getattr(mod, "weakened", None))
+    assert {"pubsub_spec.properties.kyra.lemmas", "pubsub_spec.properties.tam.lemmas"} <= set(
+        modules
+    )
+    for name, (module, breaks, weakened) in modules.items():
+        short = name.rsplit(".", 2)[-2] + "_lemmas" if name != lemmas.__name__ else "lemmas"
+        for lemma in _lemma_names(module):
+            if lemma not in breaks or weakened is None:
+                without.add(f"{short}.{lemma}")
+    assert without == LEMMAS_WITHOUT_STRENGTH, (
+        f"new without a mutant or premise check: {sorted(without - LEMMAS_WITHOUT_STRENGTH)}; "
+        f"now covered, remove from the list: {sorted(LEMMAS_WITHOUT_STRENGTH - without)}"
+    )
 
 
 # -- TLA+: an own mutant per invariant ------------------------------------------------------

@@ -53,7 +53,11 @@ CONSTANTS Servers,      \* the servers (brokers)
           NSubs, NEvents,
           Unsubs,       \* the subscriptions that may be unsubscribed (at quiescence)
           ZoneCheck,    \* a proxy delivers only when its zone covers the key (K-D4)
-          EarlyInstall  \* MUTANT: installed once stored at the proxies
+          EarlyInstall, \* MUTANT: installed once stored at the proxies
+          Bug           \* "none"; MUTANTS: "NoSeqCheck" a proxy delivers to every stored
+                        \* matching subscription, started before the publication or not;
+                        \* "NoRelay" a server records an entry but does not pass it on;
+                        \* "NoProxyField" the proxy's first SubPropagate leaves its proxy unset
 
 Trees == 1..NTrees
 Subs == 1..NSubs
@@ -121,7 +125,7 @@ RecvMove(m) ==
            s == m.s
        IN /\ proxy' = [proxy EXCEPT ![z] = @ \cup {s}]
           /\ msgs' = (msgs \ {m}) \cup
-                {Msg("prop", z, n, t, s, z, 0, {}) :
+                {Msg("prop", z, n, t, s, IF Bug = "NoProxyField" THEN None ELSE z, 0, {}) :
                     <<t, n>> \in {q \in Trees \X Servers :
                                     Entry(s, z, q[1]) # {} /\ q[2] \in Adj[q[1]][z]}}
     /\ UNCHANGED <<started, unsubbed, tab, published, subAt, activeAt, dcount>>
@@ -131,7 +135,8 @@ RecvProp(m) ==
     /\ m.t = "prop"
     /\ tab' = [tab EXCEPT ![m.tree][m.to] = @ \cup {<<m.from, m.s, m.p>>}]
     /\ msgs' = (msgs \ {m}) \cup
-               {Msg("prop", m.to, n, m.tree, m.s, m.p, 0, {}) : n \in Adj[m.tree][m.to] \ {m.from}}
+               {Msg("prop", m.to, n, m.tree, m.s, m.p, 0, {}) :
+                   n \in IF Bug = "NoRelay" THEN {} ELSE Adj[m.tree][m.to] \ {m.from}}
     /\ UNCHANGED <<started, unsubbed, proxy, published, subAt, activeAt, dcount>>
 
 \* §III: to the member of the publisher's clique whose zone covers the key
@@ -155,7 +160,8 @@ Route(m) ==
            e == m.e
            came == IF m.t = "zone" THEN None ELSE m.from
            covers == ~ZoneCheck \/ Key[e] \in Zone[y]
-           hits == IF covers THEN {s \in proxy[y] : Match(s, e) /\ s \in subAt[e]} ELSE {}
+           seqOK(s) == Bug = "NoSeqCheck" \/ s \in subAt[e]           \* K-D12 seq rule
+           hits == IF covers THEN {s \in proxy[y] : Match(s, e) /\ seqOK(s)} ELSE {}
            here == {s \in hits : Orig[s] = y /\ s \notin unsubbed}
            nexts == {n \in Adj[t][y] \ {came} : \E en \in tab[t][y] : en[1] = n /\ Admits(en, e, t)}
        IN /\ dcount' = [q \in DOMAIN dcount |->

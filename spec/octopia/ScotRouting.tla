@@ -29,7 +29,10 @@ CONSTANTS NX,        \* |V(G_A)|: the path 1..NX
           HostSubs,  \* whether the host's own clients may subscribe (FALSE: a smaller model)
           Bug        \* "none"; MUTANTS: "CivOnTwoLinks" (case (i): the CIV-N rides every free
                      \* iLink), "DropOverloaded" (case (i)/(iv): overloaded iLinks get no copy and
-                     \* no CIV-N), "BackToSender" (RPF without the lastHop exclusion)
+                     \* no CIV-N), "BackToSender" (RPF without the lastHop exclusion),
+                     \* "DirectToSubscriber" (an aLink copy addressed to the subscriber's broker
+                     \* beyond, not to the neighbour), "CivOfBrokers" (case (iv): the CIV-N names
+                     \* the overloaded targets' brokers, not their clusters)
 
 X == 1..NX
 C == 0..(M - 1)
@@ -47,9 +50,12 @@ vars == <<subs, msgs, recv, dlv, published>>
 Beyond(x, y) == IF y > x THEN {z \in X : z >= y} ELSE {z \in X : z <= y}
 \* PRT at <<x, i>>: aLinks toward a subscriber of cluster i, never back to src (§VII-A, RPF)
 ALinks(b, src) ==
-    {<<y, b[2]>> : y \in {y \in X : (y = b[1] + 1 \/ y + 1 = b[1])
-                          /\ (Bug = "BackToSender" \/ src # <<y, b[2]>>)
-                          /\ \E z \in Beyond(b[1], y) : <<z, b[2]>> \in subs}}
+    LET ys == {y \in X : (y = b[1] + 1 \/ y + 1 = b[1])
+                         /\ (Bug = "BackToSender" \/ src # <<y, b[2]>>)
+                         /\ \E z \in Beyond(b[1], y) : <<z, b[2]>> \in subs}
+    IN IF Bug = "DirectToSubscriber"
+       THEN {<<z, b[2]>> : z \in {z \in UNION {Beyond(b[1], y) : y \in ys} : <<z, b[2]>> \in subs}}
+       ELSE {<<y, b[2]>> : y \in ys}
 \* the host's STCs: the other clusters with a subscriber (CIB bits ON, §V-VI)
 STC == {j \in C \ {Host[2]} : \E x \in X : <<x, j>> \in subs}
 
@@ -78,7 +84,9 @@ Choices(b, src, civ) ==
                    {{[dst |-> a, civ |-> IF a = v THEN T ELSE {}] : a \in A} : v \in freeA}
               [] OTHER ->                                             \* case (iv)
                    {plain \cup {[dst |-> <<b[1], k>>,
-                                 civ |-> IF Bug = "DropOverloaded" THEN {} ELSE T \ {k}]}
+                                 civ |-> CASE Bug = "DropOverloaded" -> {}
+                                           [] Bug = "CivOfBrokers" -> {<<b[1], j>> : j \in T \ {k}}
+                                           [] OTHER -> T \ {k}]}
                     : k \in T}
          : over \in SUBSET T, overA \in SUBSET A}
 

@@ -30,8 +30,11 @@ CONSTANTS Peer,       \* the peers' ids (positive); the key is 0
           Pubs,       \* publications 1..Pubs
           Repair,     \* "rebuild" (decision T12); MUTANT "none": a failed peer's state vanishes
           Fifo,       \* per-channel FIFO; MUTANT FALSE: any message of a channel may overtake
-          Discard     \* a rebuild discards the old tree's messages in flight (an epoch check);
+          Discard,    \* a rebuild discards the old tree's messages in flight (an epoch check);
                       \* MUTANT FALSE: they are received and forwarded in the new tree
+          Bug         \* "none"; MUTANTS: "MembersOnlyForward" a forwarder that is not a member
+                      \* drops a multicast; "HandoverSwap" the arriving home takes the old
+                      \* root's parent (the key, 0) as its child instead of the old root
 
 Pub == 1..Pubs
 Home(A) == CHOOSE h \in A : \A x \in A : h <= x
@@ -186,7 +189,8 @@ RecvMc(m) ==
     /\ LET q == m.d IN
        /\ got' = IF inT[q] /\ mem[q]
                  THEN [got EXCEPT ![m.e][q] = IF @ < 2 THEN @ + 1 ELSE 2] ELSE got
-       /\ msgs' = IF inT[q] THEN Down(msgs \ {m}, m.e, q, ch[q]) ELSE msgs \ {m}
+       /\ msgs' = IF inT[q] /\ (mem[q] \/ Bug # "MembersOnlyForward")
+                  THEN Down(msgs \ {m}, m.e, q, ch[q]) ELSE msgs \ {m}
     /\ UNCHANGED <<inT, par, ch>> /\ RecvFrame
 
 Recv(m) == \/ RecvDrop(m) \/ RecvJoinAbsorb(m) \/ RecvJoinRoot(m)
@@ -200,7 +204,7 @@ Arrive(n) ==
     /\ LET r == Home(alive) IN
        IF n = Home(alive') /\ inT[r] /\ par[r] = 0
        THEN /\ inT' = [inT EXCEPT ![n] = TRUE]
-            /\ ch' = [ch EXCEPT ![n] = {r}]
+            /\ ch' = [ch EXCEPT ![n] = {IF Bug = "HandoverSwap" THEN par[r] ELSE r}]
             /\ par' = [par EXCEPT ![r] = n]
        ELSE UNCHANGED <<inT, ch, par>>
     /\ UNCHANGED <<down, mem, subd, msgs, epoch, dirty, fails, got, published, activeAt, clean>>

@@ -19,7 +19,8 @@ CONSTANTS MaxV,       \* the domain is 0..MaxV
           Bug         \* "none"; MUTANTS (one invariant each, spec/manifest.json):
                       \* "FloorSegments" n = floor((u-l)/h), the last segment runs to u;
                       \* "OpenLast" the last segment half-open too; "UnclippedLast" the last
-                      \* segment ends at l + n*h, not u; "UnorderedRange" u < l accepted
+                      \* segment ends at l + n*h, not u; "UnorderedRange" u < l accepted;
+                      \* "FitsOffByOne" a range one longer than c still taken as one segment
 
 VARIABLES l, u, v, c, h
 vars == <<l, u, v, c, h>>
@@ -28,7 +29,7 @@ Max(a, b) == IF a > b THEN a ELSE b
 Min(a, b) == IF a < b THEN a ELSE b
 
 \* number of segments: 1 if the range fits under the line, else ceil((u-l)/h)
-NSeg == IF u - l <= c THEN 1
+NSeg == IF u - l <= c \/ (Bug = "FitsOffByOne" /\ u - l = c + 1) THEN 1
         ELSE IF Bug = "FloorSegments" THEN (u - l) \div h
         ELSE (u - l + h - 1) \div h
 Seg == 0..(NSeg - 1)
