@@ -48,8 +48,8 @@ SIZES = {  # as generators.PROFILES
 }
 MAX_SAFE = 2**53 - 1
 # Nodes failing at once in a churn trace: a conformance trace stays within the replication bound,
-# where no subscription may be lost (DESIGN "Churn"; thesis §3.6: k = 2 replicas beside the home,
-# so two simultaneous failures leave a copy). Decision G-FAIL in docs/conformance.md.
+# where no subscription may be lost (docs/design.md#churn; thesis §3.6: k = 2 replicas beside
+# the home, so two simultaneous failures leave a copy). Decision G-FAIL in docs/conformance.md.
 MAX_FAILED = 2
 
 # Representation: a wide float domain, a narrow one around 0 (subnormals, -0.0), an int domain
@@ -151,7 +151,7 @@ def _build(
                 ops.append(Join(seq, name))
             else:
                 count = 1 if r < 0.55 else rng.randint(2, min(3, len(live) - 3))
-                # at most MAX_FAILED at once: within the replication bound (DESIGN "Churn";
+                # at most MAX_FAILED at once: within the replication bound (docs/design.md#churn;
                 # docs/conformance.md, decision G-FAIL); the draw is kept so that traces
                 # without a larger failure are unchanged
                 gone = rng.sample(live, count)[:MAX_FAILED]

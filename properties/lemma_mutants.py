@@ -3,7 +3,7 @@
 Each mutant goes through the same builder and prover as the lemma it breaks, and must come back
 as a `counterexample` violating the named conclusion listed in `EXPECTED` (or `vacuous` for
 contradictory premises): each shows that the matching lemma has teeth, and several pin errata
-of the seeds (E1, E3, LBDD-E1, LBDD-E3).
+of the papers (E1, E3, LBDD-E1, LBDD-E3).
 """
 
 from __future__ import annotations
