@@ -56,7 +56,8 @@ class _Lemma(Protocol):
 @dataclass(frozen=True)
 class LemmaSet:
     """A module of z3 lemmas with `LEMMAS` (each must be proved) and `MUTANTS` (each must come
-    back with a counterexample), as rows of one invariant label."""
+    back with a counterexample, violating the conclusion `EXPECTED` names for it when the
+    module has that table), as rows of one invariant label."""
 
     label: str
     module: str
@@ -71,8 +72,11 @@ class LemmaSet:
                 start = time.monotonic()
                 r: _Lemma = fn()
                 plain = r.name.removeprefix("mutant: ")
-                if mutant:  # rejected only by a counterexample
-                    ok, detail = judged(r.verdict, True, r.verdict == "counterexample")
+                if mutant:  # rejected only by a counterexample (violating EXPECTED's conclusion)
+                    want = getattr(mod, "EXPECTED", {}).get(fn.__name__, ("", ""))[1]
+                    hit = want in getattr(r, "violated", ()) if want else True
+                    found = f"{r.verdict}: {want}" if want and hit else r.verdict
+                    ok, detail = judged(found, True, r.verdict == "counterexample" and hit)
                 else:
                     ok, detail = judged(None if r.verdict == "proved" else r.verdict, False)
                     detail = r.verdict if ok else detail

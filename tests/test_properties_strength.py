@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from fnmatch import fnmatch
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -279,11 +280,64 @@ def _lemma_names(mod: object) -> list[str]:
 
 
 # z3 lemmas without a mutant of their own naming them (a BREAKS table) and a premise-necessity
-# check (`weakened`): the Kyra and Tam lemmas, to be given both; the list may only shrink.
-LEMMAS_WITHOUT_STRENGTH = {
-    *(f"kyra_lemmas.{f.__name__}" for f in kyra_lemmas.LEMMAS),
-    *(f"tam_lemmas.{f.__name__}" for f in tam_lemmas.LEMMAS),
-}
+# check (`weakened`); the list may only shrink.
+LEMMAS_WITHOUT_STRENGTH: set[str] = set()
+
+# -- z3: the same rules for the lemmas of the later systems (Kyra, Tam) ---------------------
+FAMILY_LEMMAS = (kyra_lemmas, tam_lemmas)
+
+
+@pytest.mark.parametrize("mod", FAMILY_LEMMAS, ids=lambda m: m.__name__)
+def test_family_mutant_tables_name_every_lemma(mod: ModuleType) -> None:
+    names = {m.__name__ for m in mod.MUTANTS}
+    breaks: dict[str, str] = mod.BREAKS
+    assert set(breaks) == names == set(mod.EXPECTED)
+    assert set(breaks.values()) == set(_lemma_names(mod)), "a lemma without a mutant of its own"
+
+
+def _family_cases(table: str) -> list[object]:
+    return [
+        pytest.param(mod, name, id=f"{mod.__name__.rsplit('.', 2)[-2]}.{name}")
+        for mod in FAMILY_LEMMAS
+        for name in (getattr(mod, table) if table == "BREAKS" else _lemma_names(mod))
+    ]
+
+
+@pytest.mark.parametrize(("mod", "mutant"), _family_cases("BREAKS"))
+def test_family_mutant_violates_a_conclusion_of_its_lemma(mod: ModuleType, mutant: str) -> None:
+    fn = next(m for m in mod.MUTANTS if m.__name__ == mutant)
+    lemma = next(f for f in mod.LEMMAS if f.__name__ == mod.BREAKS[mutant])
+    verdict, label = mod.EXPECTED[mutant]
+    r, proved = fn(), lemma()
+    assert verdict == r.verdict == "counterexample", (mutant, r.verdict)
+    assert label in r.violated and label in proved.conclusions, (mutant, r.violated)
+    assert proved.verdict == "proved"
+
+
+@pytest.mark.parametrize(("mod", "name"), _family_cases("LEMMAS"))
+def test_family_premise_is_needed_or_declared_redundant(mod: ModuleType, name: str) -> None:
+    fn = next(f for f in mod.LEMMAS if f.__name__ == name)
+    redundant: dict[tuple[str, str], str] = mod.REDUNDANT
+    full = fn()
+    assert full.verdict == "proved" and full.premises
+    for premise in full.premises:
+        w = mod.weakened(fn, premise)
+        assert premise not in w.premises
+        if (name, premise) in redundant:
+            assert w.verdict == "proved", f"{name}: {premise!r} is not redundant: {w.verdict}"
+        else:
+            assert w.verdict == "counterexample" and w.violated, (
+                f"{name} follows without {premise!r}: drop the premise or list it in "
+                f"{mod.__name__}.REDUNDANT with the reason it is kept"
+            )
+
+
+@pytest.mark.parametrize("mod", FAMILY_LEMMAS, ids=lambda m: m.__name__)
+def test_family_redundant_table_names_real_premises(mod: ModuleType) -> None:
+    results = {f.__name__: f() for f in mod.LEMMAS}
+    for (name, premise), why in mod.REDUNDANT.items():
+        assert premise in results[name].premises, (name, premise)
+        assert why.strip()
 
 
 def test_every_contract_lemma_has_a_mutant_and_premise_checks() -> None:

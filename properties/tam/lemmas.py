@@ -6,7 +6,10 @@ The indicator of a value is the number of cut points <= v (reference/tam/tables.
 `Intervals.label`; decision T5), here with symbolic cut points c1 < c2 < c3 strictly inside
 (min, max) over unbounded reals or integers. A key is a function of the index's label tuple
 (`tables.digest` is injective: tests/test_tam_tables.py), so completeness is stated on labels.
-Each builder takes the label rules as parameters so that `MUTANTS` can feed broken ones.
+Each builder takes the label rules as parameters so that `MUTANTS` can feed broken ones;
+`BREAKS` names the lemma each mutant breaks and `EXPECTED` the conclusion its counterexample
+must violate, and `weakened` (tests/test_properties_strength.py) shows every premise needed or
+declared in `REDUNDANT` with the reason it is kept.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from pubsub_spec.properties.lemmas import LemmaResult, Sort, between, check
+from pubsub_spec.properties.lemmas import LemmaResult, Sort, between, check, weakened
 from pubsub_spec.properties.z3typed import T, all_of, any_of, integer, ite, var
 
 PARTITION = "tam interval partition and cover"
 COMPLETE = "tam digest/key completeness"
 M = 4  # intervals (3 symbolic cut points)
+__all__ = ["weakened"]  # the premise-necessity check of the strength meta-test
 Label = Callable[[T, Sequence[T]], T]
 
 
@@ -204,7 +208,63 @@ def last_interval_dropped() -> LemmaResult:
     )
 
 
-MUTANTS = [closed_upper_bounds, event_closed_bounds, digest_drops_attribute, last_interval_dropped]
+def last_cut_skipped_ints() -> LemmaResult:
+    """On integers, the label's loop stops one cut short (`cuts[:-1]`, an off-by-one bound):
+    every value from c3 on is labelled 2, not 3."""
+    return partition_check(
+        "mutant: label skips the last cut point (ints)", "int", lambda v, c: label(v, c[:-1])
+    )
+
+
+def digest_swaps_attributes_ints() -> LemmaResult:
+    """On integers, the publication's digest lists the index's attributes as (b, a)."""
+    return completeness_check(
+        "mutant: event digest orders the index (b, a) (ints)",
+        "int",
+        lambda x, y, cx, cy: (label(y, cy), label(x, cx)),
+    )
+
+
+MUTANTS = [
+    closed_upper_bounds,
+    last_cut_skipped_ints,
+    event_closed_bounds,
+    digest_drops_attribute,
+    last_interval_dropped,
+    digest_swaps_attributes_ints,
+]
+_IN_J = "v in interval j iff j = label(v)"
+_KEY = "event key of the index is a subscription key"
+BREAKS: dict[str, str] = {
+    "closed_upper_bounds": "intervals_partition_reals",
+    "last_cut_skipped_ints": "intervals_partition_ints",
+    "event_closed_bounds": "key_completeness_reals",
+    "digest_drops_attribute": "key_completeness_reals",
+    "last_interval_dropped": "predicate_cover_reals",
+    "digest_swaps_attributes_ints": "key_completeness_ints",
+}
+EXPECTED: dict[str, tuple[str, str]] = {
+    "closed_upper_bounds": ("counterexample", _IN_J),
+    "last_cut_skipped_ints": ("counterexample", _IN_J),
+    "event_closed_bounds": ("counterexample", _KEY),
+    "digest_drops_attribute": ("counterexample", _KEY),
+    "last_interval_dropped": ("counterexample", "lo <= v <= hi => label(v) registered"),
+    "digest_swaps_attributes_ints": ("counterexample", _KEY),
+}
+_MONOTONE = (
+    "label(v) counts the cut points <= v, monotone in v for any cut points and any domain, so "
+    "lo <= v <= hi alone bounds it; kept as the setting of the index's domains"
+)
+REDUNDANT: dict[tuple[str, str], str] = {
+    (f"key_completeness_{tag}", premise): _MONOTONE
+    for tag in ("reals", "ints")
+    for premise in (
+        "a_min < c1 < c2 < c3 < max",
+        "b_min < c1 < c2 < c3 < max",
+        "subscription in domain",
+        "event in domain",
+    )
+}
 
 
 def main() -> int:
