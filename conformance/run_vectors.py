@@ -60,6 +60,22 @@ def collect_traces(target: Path) -> tuple[list[Path], list[InputError]]:
     return paths, bad
 
 
+def collect_targets(impl: str, targets: Sequence[Path]) -> tuple[list[Path], list[Verdict]]:
+    """The traces of every target, and a `skipped` bad-trace verdict for `impl` per entry of a
+    target's index.json that could not be used."""
+    paths: list[Path] = []
+    rejected: list[Verdict] = []
+    for t in targets:
+        found, bad = collect_traces(Path(t))
+        paths += found
+        rejected += [
+            Verdict(impl, f"{Path(t).name}/index.json:{e.field}", "?", "skipped",
+                    reason=f"bad index: {e}", kind="bad-trace")
+            for e in bad
+        ]  # fmt: skip
+    return paths, rejected
+
+
 def list_traces(target: Path) -> list[Path]:
     """The trace files of `target` (collect_traces); raises the first bad index entry."""
     paths, bad = collect_traces(target)
@@ -76,16 +92,7 @@ def run_vectors(
     echo: bool = False,
 ) -> list[Verdict]:
     """One verdict per trace of `targets` for `impl` (a built-in name or `cmd:COMMAND`)."""
-    paths: list[Path] = []
-    rejected: list[Verdict] = []
-    for t in targets:
-        found, bad = collect_traces(Path(t))
-        paths += found
-        rejected += [
-            Verdict(impl, f"{Path(t).name}/index.json:{e.field}", "?", "skipped",
-                    reason=f"bad index: {e}", kind="bad-trace")
-            for e in bad
-        ]  # fmt: skip
+    paths, rejected = collect_targets(impl, targets)
 
     def show(done: int, total: int, v: Verdict) -> None:
         if echo:
@@ -109,4 +116,3 @@ def unpacked_release(path: Path) -> Iterator[Path]:
 
     with verified(path) as vectors:
         yield vectors
-

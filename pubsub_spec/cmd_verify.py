@@ -25,7 +25,7 @@ from pubsub_spec.conformance.impls import builtin, outside
 from pubsub_spec.conformance.lifeline import Interrupted, interruptible
 from pubsub_spec.conformance.run_vectors import (
     VECTORS,
-    collect_traces,
+    collect_targets,
     is_release,
     unpacked_release,
 )
@@ -156,16 +156,7 @@ def _verdicts(
 ) -> tuple[list[Verdict], Interrupted | None, int]:
     """The verdicts (run_vectors, one by one), or those known when SIGINT/SIGTERM came, the
     signal, and the number of traces there were."""
-    paths: list[Path] = []
-    index: list[Verdict] = []
-    for t in targets:
-        found, bad = collect_traces(Path(t))
-        paths += found
-        index += [
-            Verdict(impl, f"{Path(t).name}/index.json:{e.field}", "?", "skipped",
-                    reason=f"bad index: {e}", kind="bad-trace")
-            for e in bad
-        ]  # fmt: skip
+    paths, index = collect_targets(impl, targets)
     total = len(index) + len(paths)
     done: list[Verdict] = []
 
