@@ -19,6 +19,7 @@ runs, and a missing package is an environment problem of that section)."""
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +64,6 @@ class LemmaSet:
     module: str
 
     def __call__(self, examples: int = 0) -> list[CheckResult]:
-        import time
-
         mod = importlib.import_module(self.module)
         rows: list[CheckResult] = []
         for fns, mutant in ((mod.LEMMAS, False), (mod.MUTANTS, True)):
@@ -186,14 +185,11 @@ def register_contract(c: SystemContract, infos: Sequence[object] = ()) -> None:
 
     if c.family in BUILTIN or c.family in _REGISTERED:
         raise ValueError(f"family {c.family!r} is already registered")
-    names = []
-    for info in infos:
-        assert isinstance(info, SystemInfo)
-        names.append(info.name)
-    if sorted(names) != sorted(c.systems):
+    systems = [info for info in infos if isinstance(info, SystemInfo)]
+    names = [info.name for info in systems]
+    if len(systems) != len(infos) or sorted(names) != sorted(c.systems):
         raise ValueError(f"contract {c.family!r} declares {c.systems}, given {names}")
-    for info in infos:
-        assert isinstance(info, SystemInfo)
+    for info in systems:
         registry.register(info)
     _REGISTERED[c.family] = c
 
