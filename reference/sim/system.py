@@ -33,6 +33,7 @@ from pubsub_spec.reference.common.ops import (
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.sim.engine import Engine
 from pubsub_spec.reference.sim.metrics import MessageType, Metrics
+from pubsub_spec.reference.sim.observe import Observation, Observer
 
 # The features a trace may need (conformance/PROTOCOL.md, "Features"): the matching semantics
 # (thesis §3.4.1), churn (join/leave/fail, thesis §3.6) and several schemas hosted at once
@@ -88,6 +89,15 @@ class System(ABC, Generic[Item]):
         self.deliveries: list[Delivery] = []
 
     metrics: Metrics
+    # Protocol observations (reference/sim/observe.py): off unless set. A report site tests
+    # `self.observer is not None` before building its Observation, so a run without an
+    # observer costs one test per site and keeps its event-log hash.
+    observer: Observer | None = None
+
+    def observe(self, obs: Observation) -> None:
+        """Report one protocol observation to the observer, if any."""
+        if self.observer is not None:
+            self.observer(obs)
 
     # -- the ops of a trace (docs/design.md#conformance) --------------------------------------
     @abstractmethod

@@ -1,0 +1,9 @@
+"""Protocol rules of the octopia family (systems: octopia-snr, octopia-idr, tid);
+see conformance/OBSERVATIONS.md."""
+
+from __future__ import annotations
+
+from pubsub_spec.conformance.protocol_rules.base import Rule
+
+# claimed system name -> its rules (beside the generic ones of protocol_rules/generic.py)
+RULES: dict[str, tuple[Rule, ...]] = {name: () for name in ("octopia-snr", "octopia-idr", "tid")}
