@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-SEND = "send"
-STATE = "state"
+SEND: Literal["send"] = "send"
+STATE: Literal["state"] = "state"
 Kind = Literal["send", "state"]
 
 # A field's value: JSON scalars and lists of them (nested lists allowed: an area is
