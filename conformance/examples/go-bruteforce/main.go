@@ -3,6 +3,10 @@
 // published event against all of them (brute force). It shows the protocol is language-neutral.
 //
 //	go build -o /tmp/bruteforce . && pubsub-spec verify --impl /tmp/bruteforce
+//
+// With PUBSUB_CLAIM=thesis (or another system of conformance/OBSERVATIONS.md) it claims that
+// system in init_ok but reports no observation: it passes the delivery level and deviates at
+// the protocol level (`verify --level protocol`).
 package main
 
 import (
@@ -50,7 +54,14 @@ func main() {
 		switch m.Type {
 		case "init":
 			strict = m.Semantics.Matching != "lenient"
-			enc.Encode(map[string]any{"type": "init_ok", "features": []string{"strict", "lenient", "churn", "multi-schema"}, "name": "go-bruteforce"})
+			ok := map[string]any{"type": "init_ok", "features": []string{"strict", "lenient", "churn", "multi-schema"}, "name": "go-bruteforce"}
+			// PUBSUB_CLAIM=<system>: claim a protocol (process protocol version 2) while
+			// reporting no observation of it; the protocol level must answer `deviates`.
+			if claim := os.Getenv("PUBSUB_CLAIM"); claim != "" {
+				ok["protocol"] = 2
+				ok["system"] = claim
+			}
+			enc.Encode(ok)
 		case "op":
 			switch m.Op {
 			case "subscribe":

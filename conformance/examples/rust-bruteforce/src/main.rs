@@ -4,6 +4,10 @@
 //! is included so that the example builds with no network and no crate.
 //!
 //!   cargo build --release && pubsub-spec verify --impl target/release/pubsub-bruteforce
+//!
+//! With PUBSUB_CLAIM=thesis (or another system of conformance/OBSERVATIONS.md) it claims that
+//! system in init_ok but reports no observation: it passes the delivery level and deviates at
+//! the protocol level (`verify --level protocol`).
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufWriter, Write};
@@ -58,11 +62,20 @@ fn main() -> io::Result<()> {
                     .map(|f| json::quote(f))
                     .collect::<Vec<_>>()
                     .join(",");
-                line(&mut out, &[
+                let mut fields = vec![
                     ("type", json::quote("init_ok")),
                     ("features", format!("[{features}]")),
                     ("name", json::quote("rust-bruteforce")),
-                ])?;
+                ];
+                // PUBSUB_CLAIM=<system>: claim a protocol (process protocol version 2) while
+                // reporting no observation of it; the protocol level must answer `deviates`.
+                if let Ok(claim) = std::env::var("PUBSUB_CLAIM") {
+                    if !claim.is_empty() {
+                        fields.push(("protocol", "2".to_string()));
+                        fields.push(("system", json::quote(&claim)));
+                    }
+                }
+                line(&mut out, &fields)?;
             }
             "op" => {
                 match m.str("op") {
