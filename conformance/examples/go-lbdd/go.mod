@@ -1,0 +1,3 @@
+module example.com/pubsub-lbdd
+
+go 1.21
