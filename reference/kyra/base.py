@@ -23,10 +23,11 @@ from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscri
 from pubsub_spec.reference.common.ops import Trace, initial_node_names
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.kyra.config import KyraConfig, config_of
-from pubsub_spec.reference.kyra.messages import Message, size_of, type_of
+from pubsub_spec.reference.kyra.messages import Message, observation_of, size_of, type_of
 from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.observe import Observation
 from pubsub_spec.reference.sim.system import System
 
 
@@ -104,6 +105,7 @@ class BrokerSystem(System[Arrival]):
         self.subs: dict[str, SubState] = {}
         self.event_seq: dict[str, int] = {}
         self.published_at: dict[str, float] = {}
+        self._layout_observed = False
 
     # -- network ---------------------------------------------------------------------------
     def distance(self, a: str, b: str) -> float:
@@ -118,6 +120,8 @@ class BrokerSystem(System[Arrival]):
             self.metrics.sends[kind] += 1
             self.metrics.hop(src, kind, size_of(msg))
             delay = self.latency.one_way(src, dst)
+            if self.observer is not None:  # a message to oneself is a local step, not reported
+                self.observer(observation_of(kind, src, dst, msg))
         self.engine.schedule(self.engine.now + delay, Arrival(src, dst, msg))
 
     def _dispatch(self, item: Arrival) -> str:
@@ -136,7 +140,22 @@ class BrokerSystem(System[Arrival]):
         latencies = self.metrics.install_latency_ms
         return st is not None and st.install.settle(self.engine.now, latencies)
 
+    # -- observations (conformance/OBSERVATIONS.md, "kyra, siena, mcgroups") ---------------
+    def _observe_layout(self) -> None:
+        """The static layout (cliques, zones, trees, groups) as `state` observations, once,
+        at the first op after an observer is set (the layout is built before one can be)."""
+        if self.observer is not None and not self._layout_observed:
+            self._layout_observed = True
+            for obs in self.layout_observations():
+                self.observer(obs)
+
+    def layout_observations(self) -> list[Observation]:
+        """The system's layout as state observations (subclasses)."""
+        return []
+
     def _start_sub(self, sub: Subscription, seq: int) -> None:
+        if self.observer is not None:
+            self._observe_layout()
         self.subs[sub.id] = SubState(sub, seq, Installation(self.engine.now))
 
     def _expect(self, sub_id: str) -> None:
@@ -173,6 +192,8 @@ class BrokerSystem(System[Arrival]):
                 )
 
     def _start_event(self, event: Event, seq: int) -> None:
+        if self.observer is not None:
+            self._observe_layout()
         self.event_seq[event.id] = seq
         self.published_at[event.id] = self.engine.now
         self.metrics.events += 1

@@ -34,6 +34,7 @@ from pubsub_spec.reference.kyra.filters import event_key, extent
 from pubsub_spec.reference.kyra.messages import EventMulticast, EventToGroup, GroupJoin, Message
 from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
 from pubsub_spec.reference.kyra.zones import Zone, equal_width, zone_index
+from pubsub_spec.reference.sim.observe import Observation, state
 
 
 def forgy_kmeans(
@@ -131,6 +132,26 @@ class McGroupsSystem(BrokerSystem):
             return None
         return min(members, key=lambda m: (self.distance(server, m), m))
 
+    def layout_observations(self) -> list[Observation]:
+        """§II.B: the event-to-group mapping, the same at every server (`group-map`, per
+        server and schema), then each group's members and tree neighbours (`group-join`)."""
+        out: list[Observation] = []
+        for name in sorted(self.schemas):
+            attr = self.config.partition_attribute(self.schemas[name]).name
+            cells = [c.wire() for c in self.cells[name]]
+            groups = list(self.group_of_cell[name])
+            for s in self.servers:
+                out.append(
+                    state("group-map", s, schema=name, attr=attr, cells=cells, groups=groups)
+                )
+        for (schema, g), members in sorted(self.members.items()):
+            adj = self.adj[(schema, g)]
+            for m in sorted(members):
+                out.append(
+                    state("group-join", m, schema=schema, group=g, neighbours=list(adj.get(m, [])))
+                )
+        return out
+
     def table_records(self) -> dict[str, int]:
         """Group memberships per server (the mapping table is the same everywhere, §II.B)."""
         out = {s: 0 for s in self.servers}
@@ -142,6 +163,8 @@ class McGroupsSystem(BrokerSystem):
     def subscribe(self, sub: Subscription, seq: int) -> None:
         self._start_sub(sub, seq)
         self.local[sub.subscriber][sub.id] = sub
+        if self.observer is not None:
+            self.observer(state("sub-store", sub.subscriber, sub=sub.id))
         for g in self.groups_of(sub):
             key = (sub.schema, g)
             if sub.subscriber in self.members[key]:
@@ -150,6 +173,12 @@ class McGroupsSystem(BrokerSystem):
             if m is None:  # the first member of an empty group: no tree to graft onto
                 self.members[key].add(sub.subscriber)
                 self.adj[key] = {sub.subscriber: []}
+                if self.observer is not None:
+                    self.observer(
+                        state(
+                            "group-join", sub.subscriber, schema=sub.schema, group=g, neighbours=[]
+                        )
+                    )
                 continue
             self._expect(sub.id)
             self.send(sub.subscriber, m, GroupJoin(sub.schema, g, sub.subscriber, sub.id))
@@ -159,6 +188,8 @@ class McGroupsSystem(BrokerSystem):
         st = self.subs[sub_id]
         st.active = False
         del self.local[st.sub.subscriber][sub_id]
+        if self.observer is not None:
+            self.observer(state("sub-remove", st.sub.subscriber, sub=sub_id))
 
     def publish(self, event: Event, seq: int) -> None:
         self._start_event(event, seq)
@@ -179,6 +210,16 @@ class McGroupsSystem(BrokerSystem):
                 adj.setdefault(msg.server, []).append(dst)
                 adj[dst].append(msg.server)
                 adj[dst].sort()
+                if self.observer is not None:  # K-D10: a leaf of dst
+                    self.observer(
+                        state(
+                            "group-join",
+                            msg.server,
+                            schema=msg.schema,
+                            group=msg.group,
+                            neighbours=[dst],
+                        )
+                    )
             self._arrived(msg.sub_id)
         elif isinstance(msg, EventToGroup):
             self._multicast(dst, msg.event, msg.group, None)

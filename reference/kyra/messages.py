@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pubsub_spec.reference.common.model import Event, Subscription
 from pubsub_spec.reference.kyra.filters import Filter
 from pubsub_spec.reference.sim.metrics import MessageType
+from pubsub_spec.reference.sim.observe import Observation, send
 from pubsub_spec.reference.sim.sizes import HEADER, ID, event_size, sub_size
 
 KYRA_TYPES: tuple[MessageType, ...] = (
@@ -124,3 +125,27 @@ def size_of(m: Message) -> int:
     if isinstance(m, GroupJoin):
         return HEADER + len(m.schema) + 4 + ID + len(m.sub_id)
     return HEADER + 4 + event_size(m.event)
+
+
+def observation_of(kind: str, src: str, dst: str, m: Message) -> Observation:
+    """The `send` observation of one message (conformance/OBSERVATIONS.md, section "kyra,
+    siena, mcgroups"): its declared type `kind`, sender, receiver, the event or subscription
+    it carries and the fields the rules read (tree, proxy, group, ...)."""
+    if isinstance(m, SubMove):
+        return send(kind, src, dst, sub=m.sub.id, schema=m.sub.schema)
+    if isinstance(m, SubPropagate):
+        f = m.filter
+        if m.tree:  # Kyra: the entry s ∩ Z_proxy ∩ Y_tree (K-D4)
+            return send(kind, src, dst, sub=f.sub.id, tree=m.tree, proxy=f.origin)
+        return send(kind, src, dst, sub=f.sub.id, origin=f.origin)  # Siena
+    if isinstance(m, EventToZone):
+        return send(kind, src, dst, event=m.event.id)
+    if isinstance(m, EventRoute):
+        if m.tree:
+            return send(kind, src, dst, event=m.event.id, tree=m.tree)
+        return send(kind, src, dst, event=m.event.id)
+    if isinstance(m, Notify):
+        return send(kind, src, dst, event=m.event.id, subs=list(m.sub_ids))
+    if isinstance(m, GroupJoin):
+        return send(kind, src, dst, sub=m.sub_id, schema=m.schema, group=m.group, server=m.server)
+    return send(kind, src, dst, event=m.event.id, group=m.group)

@@ -21,6 +21,7 @@ from pubsub_spec.reference.kyra.base import BrokerSystem
 from pubsub_spec.reference.kyra.filters import Filter, RoutingTable, event_key, extent
 from pubsub_spec.reference.kyra.messages import EventRoute, Message, SubPropagate
 from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
+from pubsub_spec.reference.sim.observe import Observation, state
 
 
 class SienaSystem(BrokerSystem):
@@ -42,9 +43,15 @@ class SienaSystem(BrokerSystem):
     def table_records(self) -> dict[str, int]:
         return {s: t.records() for s, t in self.tables.items()}
 
+    def layout_observations(self) -> list[Observation]:
+        """§II.A: each server's neighbours on the one acyclic server tree (`neighbours`)."""
+        return [state("neighbours", s, neighbours=list(self.adj[s])) for s in self.servers]
+
     def subscribe(self, sub: Subscription, seq: int) -> None:
         self._start_sub(sub, seq)
         self.local[sub.subscriber][sub.id] = sub
+        if self.observer is not None:
+            self.observer(state("sub-store", sub.subscriber, sub=sub.id))
         f = self._filter(sub)
         for n in self.adj[sub.subscriber]:  # §II.A: broadcast over the tree
             self._expect(sub.id)
@@ -54,6 +61,8 @@ class SienaSystem(BrokerSystem):
         st = self.subs[sub_id]
         st.active = False
         del self.local[st.sub.subscriber][sub_id]
+        if self.observer is not None:
+            self.observer(state("sub-remove", st.sub.subscriber, sub=sub_id))
         f = self._filter(st.sub)
         for n in self.adj[st.sub.subscriber]:
             self.send(st.sub.subscriber, n, SubPropagate("", f, remove=True))
@@ -71,6 +80,15 @@ class SienaSystem(BrokerSystem):
             else:
                 self._arrived(msg.filter.sub.id)
                 tab.add(src, msg.filter)
+            if self.observer is not None:
+                self.observer(
+                    state(
+                        "filter-remove" if msg.remove else "filter-add",
+                        dst,
+                        sub=msg.filter.sub.id,
+                        direction=src,
+                    )
+                )
             for n in self.adj[dst]:
                 if n != src:
                     if not msg.remove:

@@ -43,6 +43,7 @@ from pubsub_spec.reference.kyra.messages import (
 )
 from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
 from pubsub_spec.reference.kyra.zones import Zone, equal_width, local_partition, zone_index
+from pubsub_spec.reference.sim.observe import Observation, state
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,37 @@ class KyraSystem(BrokerSystem):
             t = self.tables[(server, tree)] = RoutingTable()
         return t
 
+    def layout_observations(self) -> list[Observation]:
+        """§III: each server's zone and clique per schema (`zone`), then each tree's members
+        with their zone and MST neighbours (`tree-join`)."""
+        out: list[Observation] = []
+        for name, lay in sorted(self.layouts.items()):
+            attr = self.attr_of(name)
+            for server in self.servers:
+                out.append(
+                    state(
+                        "zone",
+                        server,
+                        schema=name,
+                        attr=attr,
+                        zone=lay.zones[server].wire(),
+                        clique=sorted(self.clique_of[server]),
+                    )
+                )
+            for t in lay.trees:
+                for m in t.members:
+                    out.append(
+                        state(
+                            "tree-join",
+                            m,
+                            schema=name,
+                            tree=t.name,
+                            zone=t.zone.wire(),
+                            neighbours=list(t.adj[m]),
+                        )
+                    )
+        return out
+
     def table_records(self) -> dict[str, int]:
         out = {s: 0 for s in self.servers}
         for (server, _), t in self.tables.items():
@@ -220,6 +252,15 @@ class KyraSystem(BrokerSystem):
             self._arrived(sub.id)
             self.proxy[z][sub.id] = frag
             self._proxy_subs[sub.id] = sub
+        if self.observer is not None:
+            self.observer(
+                state(
+                    "proxy-remove" if msg.remove else "proxy-store",
+                    z,
+                    sub=sub.id,
+                    origin=sub.subscriber,
+                )
+            )
         for t in lay.trees:
             entry = restrict(frag, t.zone)  # K-D4: s ∩ Z_z ∩ Y_t
             if z not in t.adj or not entry.nonempty():
@@ -237,6 +278,17 @@ class KyraSystem(BrokerSystem):
         else:
             self._arrived(msg.filter.sub.id)
             tab.add(src, msg.filter)
+        if self.observer is not None:
+            self.observer(
+                state(
+                    "filter-remove" if msg.remove else "filter-add",
+                    dst,
+                    sub=msg.filter.sub.id,
+                    tree=msg.tree,
+                    direction=src,
+                    proxy=msg.filter.origin,
+                )
+            )
         for n in self.trees[msg.tree].adj[dst]:
             if n != src:
                 if not msg.remove:

@@ -39,6 +39,10 @@ class Zone:
     def text(self) -> str:
         return f"[{self.lo}, {self.hi}{']' if self.closed else ')'}"
 
+    def wire(self) -> list[Number | bool]:
+        """The zone as an observation field (conformance/OBSERVATIONS.md): [lo, hi, closed]."""
+        return [self.lo, self.hi, self.closed]
+
 
 def equal_width(attr: Attribute, parts: int) -> tuple[Zone, ...]:
     """`parts` zones covering [attr.min, attr.max] (Kyra §III.B "balanced", decision K-D2)."""
