@@ -38,6 +38,7 @@ from pubsub_spec.reference.thesis.figures import (
     SCALES,
     Figure,
     RunStats,
+    Series,
     StreamingSystem,
     as_rows,
     build_figures,
@@ -78,8 +79,17 @@ def _fmt(v: float) -> str:
     return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
 
 
+def _cdf_masses(pts: Series) -> tuple[list[float], list[float]]:
+    """The x values of a CDF series and the share of the population at each (the CDF's
+    steps): a histogram weighted by them counts what the CDF counts (deliveries, nodes), not
+    the distinct x values (a latency CDF built from 1-ms bins has one point per bin)."""
+    xs = [p[0] for p in pts]
+    ys = [p[1] for p in pts]
+    return xs, [y - prev for prev, y in zip([0.0, *ys[:-1]], ys, strict=True)]
+
+
 def _text_box(fig: Figure) -> str:
-    lines = ["ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in list(fig.ours.items())[:4])]
+    lines = ["ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.ours.items())]
     if fig.thesis:
         lines.append("thesis: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.thesis.items()))
     return "\n".join(_wrap(line, 70) for line in lines)
@@ -110,9 +120,9 @@ def draw(fig: Figure, path: Path, sweep_labels: list[str]) -> None:
         hi = max(p[0] for pts in fig.series.values() for p in pts)
         bins = [lo + (hi - lo) * i / 40 for i in range(41)] if hi > lo else 40
         for (name, pts), c in zip(fig.series.items(), colours, strict=False):
-            xs = [p[0] for p in pts]
-            ax.hist(xs, bins=bins, alpha=0.35, color=c, label=f"{name} (histogram)")
-        ax.set_ylabel("count")
+            xs, weights = _cdf_masses(pts)
+            ax.hist(xs, bins=bins, weights=weights, alpha=0.35, color=c, label=f"{name} (share)")
+        ax.set_ylabel("share per bin")
         ax2 = ax.twinx()
         for (name, pts), c in zip(fig.series.items(), colours, strict=False):
             ax2.plot([p[0] for p in pts], [p[1] for p in pts], color=c, label=f"{name} (CDF)")

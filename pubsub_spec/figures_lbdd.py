@@ -5,6 +5,7 @@ this module only draws and writes."""
 from __future__ import annotations
 
 import csv
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,18 @@ from typing import Any
 from pubsub_spec.properties.contract import FigureOptions, FiguresWritten
 from pubsub_spec.reference.lbdd.figures import LBDD_FIGURE_IDS, LbddFigure, build_lbdd_figures
 
-SEEDS = {"small": 3, "full": 20}  # address sets per n for Tab. 1 and Fig. 4
+SEEDS = {"small": 30, "full": 100}  # address sets per n for Tab. 1 and Fig. 4
+
+
+def footer(fig: LbddFigure) -> str:
+    """Every value of ours and of the paper, wrapped; where the paper states no value (only a
+    trend), that is said instead of an empty "paper:" line."""
+    ours = "ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.ours.items())
+    if fig.paper:
+        paper = "paper: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.paper.items())
+    else:
+        paper = "paper: states the trend only, no values"
+    return "\n".join(textwrap.fill(line, 110, subsequent_indent="    ") for line in (ours, paper))
 
 
 def _fmt(v: float) -> str:
@@ -73,10 +85,7 @@ def draw(fig: LbddFigure, path: Path) -> None:
         ax.legend(fontsize=8)
     label = "Tab. 1" if fig.id == "LT1" else f"Fig. {fig.id[1:]}"
     ax.set_title(f"LBDD {label}: {fig.title}", fontsize=11)
-    ours = ", ".join(f"{k} {_fmt(v)}" for k, v in list(fig.ours.items())[:3])
-    paper = ", ".join(f"{k} {_fmt(v)}" for k, v in list(fig.paper.items())[:3])
-    f.text(0.01, 0.01, f"ours: {ours}\npaper: {paper}", fontsize=7, family="monospace",
-           va="bottom")  # fmt: skip
+    f.text(0.01, 0.01, footer(fig), fontsize=7, family="monospace", va="bottom")
     f.subplots_adjust(bottom=0.2)
     f.savefig(path, dpi=90)
     plt.close(f)

@@ -141,12 +141,31 @@ def test_table_1_states_the_paper_range_and_what_ours_does() -> None:
     over = [int(n) for n, d in hi.items() if d > 9]
     assert f"inside the paper's [5, 9] for {inside} of 5 sizes" in t1.sentence
     assert f"exceeds 9 for n in {over}" in t1.sentence
+    mode = dict(t1.series["ours: mode"])
     assert t1.ours == {
         "mean depth n=100": mean[100],
         "mean depth n=500": mean[500],
+        "mode depth n=100": mode[100],
+        "mode depth n=500": mode[500],
         "max depth n=500": hi[500],
-        "seeds per n": 3.0,
+        "address sets per n": 3.0,
     }
+    assert f"most frequent depth of one address set is {mode[100]:.0f} at n=100" in t1.sentence
+
+
+def test_table_1_mode_is_the_most_frequent_depth_and_the_smallest_on_a_tie() -> None:
+    """The mode series (the depth one address set most often gives, what a paper measuring
+    one address set per n most likely reports) reads off the same trees as min/mean/max."""
+    from collections import Counter
+
+    from pubsub_spec.reference.lbdd.algorithms import tree_depth
+    from pubsub_spec.reference.lbdd.figures import _tree
+
+    t1 = table_1(seeds=5)
+    for n, m in t1.series["ours: mode"]:
+        counts = Counter(tree_depth(_tree(int(n), s)[1], _tree(int(n), s)[0]) for s in range(5))
+        top = max(counts.values())
+        assert m == min(d for d, c in counts.items() if c == top)
 
 
 def test_figure_1_against_the_paper() -> None:

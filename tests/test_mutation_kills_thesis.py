@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from pubsub_spec.cmd_figures import _cdf_masses, _text_box
+from pubsub_spec.figures_lbdd import footer
 from pubsub_spec.reference.common.errors import InputError
 from pubsub_spec.reference.common.model import (
     Attribute,
@@ -24,19 +26,24 @@ from pubsub_spec.reference.common.model import (
     Subscription,
 )
 from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace, initial_node_names
+from pubsub_spec.reference.lbdd.figures import figure_4
 from pubsub_spec.reference.thesis.cutoff import Segment
 from pubsub_spec.reference.thesis.figures import (
     SCALES,
     THESIS_RTT,
+    THESIS_TOP_125,
     DeliveryDigest,
     RunStats,
     Scale,
+    _saves,
     build_figures,
     fig_4_2,
     fig_4_3,
     fig_4_4,
+    fig_4_5,
     fig_4_6,
     fig_4_7,
+    fig_4_8,
     fig_4_9,
     fig_4_10,
     hist_cdf,
@@ -364,7 +371,7 @@ def test_thesis_values_beside_our_figures_are_the_thesis_text() -> None:
     assert (f44["mean_bytes_per_event"], f44["max"]) == (1320.0, 11000.0)
     assert f44["max_over_mean"] == 11000.0 / 1320.0
     f46 = fig_4_6(r, r).thesis
-    assert f46 == {"max_unicast": 12200.0, "max_multicast": 9400.0, "top100_lower_frac": 1.0}
+    assert f46 == {"max_unicast": 12200.0, "max_multicast": 9400.0, "top_lower_frac": 1.0}
     f47 = fig_4_7(r, r).thesis
     assert (f47["mean_no_cutoff"], f47["mean_cutoff"]) == (2120.0, 1050.0)
     f49 = fig_4_9([r, r], SCALES["full"].sweep_nodes).thesis
@@ -443,3 +450,41 @@ def test_jobs_run_independent_runs_in_worker_processes(tmp_path: Path) -> None:
     serial, _ = build_figures(tiny, ("4.5",), check=False, jobs=1)
     assert two[0].ours == serial[0].ours
     assert [f.id for f in one] == ["4.1"] and set(runs) == {"thesis", "unicast-probes"}
+
+
+def test_top_ranks_are_the_thesis_share_of_the_nodes() -> None:
+    """Figs. 4.6 and 4.8 rank the thesis' top 100 and top 125 of 1000 nodes (§4.3.2): on 100
+    nodes that is the top 10 and the top 12, never every node (which would compare nothing)."""
+    r = _stats(100, list(range(100)))
+    f46, f48 = fig_4_6(r, r), fig_4_8(r, r)
+    assert [len(s) for s in f46.series.values()] == [10, 10] and "top 10 nodes" in f46.title
+    assert [len(s) for s in f48.series.values()] == [12, 12] and "Top 12 " in f48.title
+    assert "top_lower_frac" in f46.ours and "Top 10 of 100 nodes" in f46.sentence
+    assert _stats(1000, [1] * 1000).nodes * THESIS_TOP_125 == 125
+
+
+def test_a_negative_saving_is_said_as_a_cost() -> None:
+    """Fig. 4.5's sentence: multicast that sends more probe bytes "costs x % more", never
+    "saves -x %"."""
+    assert _saves(29.14) == "saves 29.1 %" and _saves(-1.0) == "costs 1.0 % more"
+    more = fig_4_5(_stats(2, [100, 100]), _stats(2, [101, 101]))
+    assert "costs 1.0 % more" in more.sentence and "saves -" not in more.sentence
+
+
+def test_latency_histogram_weighs_bins_by_deliveries() -> None:
+    """Fig. 4.3: the histogram drawn from the latency CDF weighs each 1-ms bin by its share of
+    deliveries (the CDF's step), not one count per distinct bin."""
+    series = hist_cdf(Counter({10: 3, 20: 1}))
+    xs, weights = _cdf_masses(series)
+    assert xs == [11.0, 21.0] and weights == [0.75, 0.25]
+
+
+def test_footers_show_every_value() -> None:
+    """The PNG footers list all of ours and of the paper's values, not the first few; an LBDD
+    figure whose paper gives no value says so instead of an empty "paper:"."""
+    r = _stats(100, list(range(100)))
+    box = _text_box(fig_4_8(r, r)).replace("\n    ", " ")
+    assert all(k in box for k in fig_4_8(r, r).ours) and "thesis: max_no_cutoff 14,000" in box
+    f4 = figure_4(2)
+    assert f4.paper == {} and "paper: states the trend only" in footer(f4)
+    assert all(k in footer(f4).replace("\n    ", " ") for k in f4.ours)
