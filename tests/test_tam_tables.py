@@ -129,3 +129,18 @@ def test_codec_round_trip_and_errors_name_the_field() -> None:
         with pytest.raises(InputError) as err:
             codec.parse(o, "line 1", (T2,))
         assert fld in str(err.value)
+
+
+def test_equiprobable_cuts_are_safe_on_every_input() -> None:
+    """An empty sample, a single value, m <= 1 and a sample piled at the domain's ends give
+    cuts strictly inside (min, max), strictly increasing (T5), never an interval holding only
+    the maximum."""
+    assert equiprobable_cuts([], 4) == () and equiprobable_cuts([5.0], 4) == ()
+    assert equiprobable_cuts([1.0, 2.0, 3.0], 0) == ()
+    at_max = [0.0] + [100.0] * 9
+    assert equiprobable_cuts(at_max, 4) == (100.0,)  # without the domain: the old behaviour
+    assert equiprobable_cuts(at_max, 4, (0.0, 100.0)) == ()
+    below = [-5.0, 0.0, 10.0, 20.0, 30.0]
+    cuts = equiprobable_cuts(below, 5, (0.0, 100.0))
+    assert cuts == (10.0, 20.0, 30.0)
+    assert all(0.0 < c < 100.0 for c in cuts) and list(cuts) == sorted(set(cuts))

@@ -63,14 +63,24 @@ def default_intervals(a: Attribute, config: TamConfig) -> Intervals:
     return Intervals(tuple(a.min + j * width for j in range(1, m)))
 
 
-def equiprobable_cuts(samples: Sequence[Number], m: int) -> tuple[float, ...]:
+def equiprobable_cuts(
+    samples: Sequence[Number], m: int, domain: tuple[Number, Number] | None = None
+) -> tuple[float, ...]:
     """§3.5: boundaries with equal probability mass per interval, from a sample of the
-    attribute's values (the quantiles j/m, j = 1..m-1), duplicates dropped."""
+    attribute's values (the quantiles j/m, j = 1..m-1), duplicates dropped.
+
+    Safe on every input (decision T5, `Intervals`' invariant): an empty sample or m <= 1 gives
+    no cut (one interval); a cut is kept only strictly above the sample's minimum and, given the
+    attribute's `domain` (min, max), strictly inside it, so that no interval is empty at either
+    end (a cut equal to the domain's maximum would leave an interval holding max alone)."""
     xs = sorted(samples)
     out: list[float] = []
+    if not xs or m <= 1:
+        return ()
+    lo, hi = (xs[0], float("inf")) if domain is None else (max(xs[0], domain[0]), domain[1])
     for j in range(1, m):
         c = float(xs[min(len(xs) - 1, (j * len(xs)) // m)])
-        if (not out or c > out[-1]) and c > xs[0]:
+        if (not out or c > out[-1]) and lo < c < hi:
             out.append(c)
     return tuple(out)
 
