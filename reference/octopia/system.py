@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pubsub_spec.reference.common.matching import matches
 from pubsub_spec.reference.common.model import Event, MatchMode, Subscription
@@ -52,6 +53,7 @@ from pubsub_spec.reference.octopia.subscriptions import SrtEntry, cib_set_target
 from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.observe import Observer, send, state
 from pubsub_spec.reference.sim.system import System
 
 # A safety net for mutants only: a correct run receives each notification at most once per
@@ -99,6 +101,9 @@ class BrokerNetwork(System[Arrival]):
     message_kinds: tuple[str, ...] = ()
 
     def __init__(self, trace: Trace, config: OctopiaConfig) -> None:
+        self._attached_seen: set[str] = set()  # clients whose `attach` has been observed
+        self._hops: dict[tuple[str, Broker], int] = {}  # (event, broker) -> hops (observed runs)
+        self._routing_event: str | None = None  # the event `copies` decides for (observed runs)
         super().__init__(trace.seed)
         self.config = config
         self.matching: MatchMode = trace.matching
@@ -127,12 +132,67 @@ class BrokerNetwork(System[Arrival]):
     def init_tables(self) -> None:
         """Create the per-broker SRT and PRT (before the implicit advertisements)."""
 
+    # -- protocol observations (conformance/OBSERVATIONS.md, "octopia-snr, octopia-idr, tid") --
+    # Report sites test `self._observer is not None` first: no observer, no cost and the same
+    # event log. Setting an observer reports the state built before it was set (the implicit
+    # advertisements of O-IMPLICIT, issued in __init__) as `state` observations.
+    _observer: Observer | None = None
+
+    @property
+    def observer(self) -> Observer | None:
+        return self._observer
+
+    @observer.setter
+    def observer(self, obs: Observer | None) -> None:
+        self._observer = obs
+        if obs is not None:
+            self.report_tables()
+
+    def report_tables(self) -> None:
+        """The state built so far, as `state` observations (`initial` true): the attached
+        clients here, the SRT and PRT entries in the subclasses."""
+        for client, host in sorted(self._attach.items()):
+            if client not in self._attached_seen:
+                self._attached_seen.add(client)
+                self.observe(state("attach", broker_name(host), client=client, initial=True))
+
+    def observe_send(self, src: Broker, dst: Broker, msg: Message) -> None:
+        """The `send` observation of one IM (called only with an observer set)."""
+        link = "alink" if self.scot.is_alink(src, dst) else "ilink"
+        a, b, kind = broker_name(src), broker_name(dst), TYPE_OF[type(msg)]
+        t = None if isinstance(msg, CibSet) else msg.tid
+        tid = {} if t is None else {"tid": t}
+        if isinstance(msg, Adv):
+            host = broker_name(msg.host)
+            obs = send(kind, a, b, adv=msg.adv.id, host=host, cluster=msg.host[1], link=link, **tid)
+        elif isinstance(msg, Unadv):
+            obs = send(kind, a, b, adv=msg.adv_id, link=link, **tid)
+        elif isinstance(msg, Sub):
+            obs = send(kind, a, b, sub=msg.sub.id, link=link, **tid)
+        elif isinstance(msg, Unsub):
+            obs = send(kind, a, b, sub=msg.sub_id, link=link, **tid)
+        elif isinstance(msg, CibSet):
+            sid = None if msg.sub is None else msg.sub.id
+            reason = "afp" if msg.sub is None else "sbp"
+            obs = send(kind, a, b, sub=sid, adv=msg.adv_id, cluster=msg.from_ci, reason=reason)
+        else:
+            hops = self._hops.get((msg.event.id, src), 0) + 1
+            self._hops[(msg.event.id, dst)] = hops
+            obs = send(
+                kind, a, b, event=msg.event.id, civ=list(bits(msg.civ)), link=link, hops=hops, **tid
+            )
+        self.observe(obs)
+
     # -- clients (A18) ---------------------------------------------------------------------
     def host_of(self, client: str) -> Broker:
         if client not in self._attach:
             rng = random.Random(f"{self.seed}:attach:{client}")  # §VIII: random placement
             self._attach[client] = rng.choice(self.scot.brokers)
-        return self._attach[client]
+        host = self._attach[client]
+        if self._observer is not None and client not in self._attached_seen:
+            self._attached_seen.add(client)
+            self.observe(state("attach", broker_name(host), client=client))
+        return host
 
     def join(self, name: str) -> None:
         self.host_of(name)  # a client attaches; brokers are static
@@ -207,6 +267,8 @@ class BrokerNetwork(System[Arrival]):
     def send(self, src: Broker, dst: Broker, msg: Message) -> None:
         if dst not in self.scot.neighbours(src):
             raise AssertionError(f"{broker_name(src)} -> {broker_name(dst)} is not a link")
+        if self._observer is not None:
+            self.observe_send(src, dst, msg)
         kind = TYPE_OF[type(msg)]
         self.metrics.sends[kind] += 1
         self.metrics.hop(broker_name(src), kind, size_of(msg, self.scot.m))
@@ -268,6 +330,9 @@ class BrokerNetwork(System[Arrival]):
             return
         self.deliveries.append(Delivery(event.id, sub.id))
         self.metrics.delivery_latency_ms.append(self.engine.now - self.published_at[event.id])
+        if self._observer is not None:  # the host hands the notification to its client (§II)
+            host = broker_name(st.host)
+            self.observe(state("deliver", host, event=event.id, sub=sub.id, client=sub.subscriber))
 
     def note_publish(self, event: Event, seq: int) -> None:
         self.event_seq[event.id] = seq
@@ -333,11 +398,44 @@ class OctopiaSystem(BrokerNetwork):
     def prt_sizes(self) -> list[int]:
         return [len(self.prt[b]) for b in self.scot.brokers]
 
+    def observe_srt(self, b: Broker, e: SrtEntry, initial: bool = False) -> None:
+        """An SRT entry stored (§V, A4): host context (last_hop null) or secondary context."""
+        last = None if e.last_hop is None else broker_name(e.last_hop)
+        host = broker_name(b) if e.last_hop is None else last
+        extra: dict[str, Any] = {"initial": True} if initial else {}
+        self.observe(
+            state(
+                "srt-add",
+                broker_name(b),
+                adv=e.adv.id,
+                host=host,
+                cluster=e.host_ci,
+                last_hop=last,
+                scb=e.scb,
+                **extra,
+            )
+        )
+
+    def report_tables(self) -> None:
+        super().report_tables()
+        for b in self.scot.brokers:
+            for _, e in sorted(self.srt[b].items()):
+                self.observe_srt(b, e, initial=True)
+                for j in bits(e.stc_mask):
+                    self.observe(
+                        state("cib-set", broker_name(b), adv=e.adv.id, cluster=j, initial=True)
+                    )
+            for sid, p in sorted(self.prt[b].items()):
+                last = None if p.last_hop is None else broker_name(p.last_hop)
+                self.observe(state("prt-add", broker_name(b), sub=sid, last_hop=last, initial=True))
+
     def _handle(self, src: Broker | None, b: Broker, msg: Message) -> None:
         if isinstance(msg, Adv):
             self.on_adv(src, b, msg)
         elif isinstance(msg, Unadv):
-            self.srt[b].pop(msg.adv_id, None)
+            gone = self.srt[b].pop(msg.adv_id, None)
+            if self._observer is not None and gone is not None:
+                self.observe(state("srt-remove", broker_name(b), adv=msg.adv_id))
         elif isinstance(msg, Sub):
             st = self.subs[msg.sub.id]
             st.install.arrived()
@@ -354,6 +452,8 @@ class OctopiaSystem(BrokerNetwork):
     def _advertise(self, host: Broker, adv: Advertisement) -> None:
         # §V step 1: CIV in the advertisement context, host CIB ON, saved with lastHop P.
         self.srt[host][adv.id] = SrtEntry(adv, host[1], None)
+        if self._observer is not None:
+            self.observe_srt(host, self.srt[host][adv.id])
         for _, nb in sorted(self.scot.secondary_neighbours(host).items()):
             self.send(host, nb, Adv(adv, host))  # tree of depth 1, region R_x only
 
@@ -361,6 +461,8 @@ class OctopiaSystem(BrokerNetwork):
         # §V step 2: SCB ON iff a subscription in this broker's PRT overlaps (A7).
         scb = self.afp_prt_check(b, msg.adv)
         self.srt[b][msg.adv.id] = SrtEntry(msg.adv, msg.host[1], msg.host, scb=scb)
+        if self._observer is not None:
+            self.observe_srt(b, self.srt[b][msg.adv.id])
         if scb:  # §V step 3: one message back; the host sets CIB b[1]
             self.send(b, msg.host, CibSet(msg.adv.id, b[1]))
 
@@ -368,7 +470,9 @@ class OctopiaSystem(BrokerNetwork):
         return any(overlaps(adv, e.sub) for e in self.prt[b].values())
 
     def _unadvertise(self, host: Broker, adv_id: str) -> None:
-        self.srt[host].pop(adv_id, None)
+        gone = self.srt[host].pop(adv_id, None)
+        if self._observer is not None and gone is not None:
+            self.observe(state("srt-remove", broker_name(host), adv=adv_id))
         for _, nb in sorted(self.scot.secondary_neighbours(host).items()):
             self.send(host, nb, Unadv(adv_id))
 
@@ -379,7 +483,10 @@ class OctopiaSystem(BrokerNetwork):
             self.installed_now(st)
         e = self.srt[b].get(msg.adv_id)
         if e is not None and e.last_hop is None:
-            e.stc_mask |= bit(self.cib_index(msg.from_ci))  # §VI: CIB of the sender's cluster
+            j = self.cib_index(msg.from_ci)
+            e.stc_mask |= bit(j)  # §VI: CIB of the sender's cluster
+            if self._observer is not None:
+                self.observe(state("cib-set", broker_name(b), adv=msg.adv_id, cluster=j))
 
     def cib_index(self, from_ci: int) -> int:
         return from_ci
@@ -393,10 +500,15 @@ class OctopiaSystem(BrokerNetwork):
 
     def receive_sub(self, b: Broker, sub: Subscription, src: Broker | None) -> None:
         self.prt[b][sub.id] = PrtEntry(sub, src)  # §VI (i): save (s, lastHop)
+        if self._observer is not None:
+            last = None if src is None else broker_name(src)
+            self.observe(state("prt-add", broker_name(b), sub=sub.id, last_hop=last))
         st = self.subs[sub.id]
         for e in self.cib_set_targets(b, sub):  # §VI (ii): CIB_SET where the SCB is OFF
             e.scb = True
             assert e.last_hop is not None
+            if self._observer is not None:
+                self.observe(state("scb-set", broker_name(b), sub=sub.id, adv=e.adv.id))
             st.install.expect()
             self.send(b, e.last_hop, CibSet(e.adv.id, b[1], sub))
         for nb in self.sub_forward(b, src):  # broadcast over the cluster's aLinks only
@@ -416,7 +528,9 @@ class OctopiaSystem(BrokerNetwork):
 
     def receive_unsub(self, b: Broker, sub_id: str, src: Broker | None) -> None:
         # Bits are never cleared (A6): a stale CIB costs copies, never a wrong delivery.
-        self.prt[b].pop(sub_id, None)
+        gone = self.prt[b].pop(sub_id, None)
+        if self._observer is not None and gone is not None:
+            self.observe(state("prt-remove", broker_name(b), sub=sub_id))
         for nb in self.sub_forward(b, src):
             self.send(b, nb, Unsub(sub_id))
 
@@ -425,10 +539,17 @@ class OctopiaSystem(BrokerNetwork):
         host = self.host_of(event.publisher)
         self.note_publish(event, seq)
         stc = 0
-        for adv in self.conforming(event):  # A13: the union of the conforming CIVs
+        conforming = self.conforming(event)
+        for adv in conforming:  # A13: the union of the conforming CIVs
             e = self.srt[host].get(adv.id)
             if e is not None and e.last_hop is None:
                 stc |= e.stc_mask
+        if self._observer is not None:
+            advs = [a.id for a in conforming]
+            targets = list(bits(stc))
+            self.observe(
+                state("publish", broker_name(host), event=event.id, advs=advs, civ=targets)
+            )
         self.route(host, event, None, stc)
 
     def route(self, b: Broker, event: Event, src: Broker | None, civ: int) -> None:
@@ -444,6 +565,8 @@ class OctopiaSystem(BrokerNetwork):
             elif e.last_hop != src:
                 alinks.add(e.last_hop)  # RPF, downstream replication (§VII)
         ilinks = {j: nb for j, nb in self.scot.secondary_neighbours(b).items() if j in bits(civ)}
+        if self._observer is not None:
+            self._routing_event = event.id
         for c in self.copies(b, sorted(alinks), ilinks):
             if c.civ:
                 self.metrics.civ_n += 1
@@ -452,11 +575,35 @@ class OctopiaSystem(BrokerNetwork):
     def copies(self, b: Broker, alinks: list[Broker], ilinks: dict[int, Broker]) -> list[Copy]:
         if self.routing == "snr":
             return snr_copies(alinks, ilinks)  # §VII-A
-        d: IdrDecision = idr_copies(
-            alinks,
-            ilinks,
-            lambda nb: self.overloaded(b, nb),
-            lambda nb: self.rank(b, nb),
-        )
+        if self._observer is None:
+            d: IdrDecision = idr_copies(
+                alinks,
+                ilinks,
+                lambda nb: self.overloaded(b, nb),
+                lambda nb: self.rank(b, nb),
+            )
+        else:  # the same calls in the same order (the overload rng), their answers recorded
+            seen: dict[Broker, bool] = {}
+
+            def overloaded(nb: Broker) -> bool:
+                seen[nb] = self.overloaded(b, nb)
+                return seen[nb]
+
+            d = idr_copies(alinks, ilinks, overloaded, lambda nb: self.rank(b, nb))
         self.metrics.idr_cases[d.case] += 1
+        if self._observer is not None:  # the link status IDR read (§VII-B, the LST)
+            over = sorted(broker_name(nb) for nb, o in seen.items() if o)
+            free = sorted(broker_name(nb) for nb, o in seen.items() if not o)
+            targets = sorted(ilinks)
+            self.observe(
+                state(
+                    "idr",
+                    broker_name(b),
+                    event=self._routing_event,
+                    case=d.case,
+                    targets=targets,
+                    overloaded=over,
+                    free=free,
+                )
+            )
         return list(d.copies)

@@ -21,9 +21,10 @@ from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.octopia.advertisements import Advertisement, overlaps
 from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of
 from pubsub_spec.reference.octopia.messages import Adv, Message, Notification, Sub, Unadv, Unsub
-from pubsub_spec.reference.octopia.scot import Broker
+from pubsub_spec.reference.octopia.scot import Broker, broker_name
 from pubsub_spec.reference.octopia.system import BrokerNetwork, PrtEntry, SubState
 from pubsub_spec.reference.sim.installation import Installation
+from pubsub_spec.reference.sim.observe import state
 
 
 class TidSrtEntry:
@@ -68,6 +69,24 @@ class TidSystem(BrokerNetwork):
     def prt_sizes(self) -> list[int]:
         return [len(self.prt[b]) for b in self.scot.brokers]
 
+    @staticmethod
+    def _name(b: Broker | None) -> str | None:
+        return None if b is None else broker_name(b)
+
+    def report_tables(self) -> None:
+        super().report_tables()
+        for b in self.scot.brokers:
+            for tid, e in sorted(self.srt[b].items()):
+                last = self._name(e.last_hop)
+                self.observe(
+                    state("srt-add", broker_name(b), adv=tid, tid=tid, last_hop=last, initial=True)
+                )
+            for (sid, tid), p in sorted(self.prt[b].items()):
+                last = self._name(p.last_hop)
+                self.observe(
+                    state("prt-add", broker_name(b), sub=sid, tid=tid, last_hop=last, initial=True)
+                )
+
     def _handle(self, src: Broker | None, b: Broker, msg: Message) -> None:
         if isinstance(msg, Adv):
             self.on_adv(src, b, msg.adv)
@@ -95,8 +114,22 @@ class TidSystem(BrokerNetwork):
     def on_adv(self, src: Broker | None, b: Broker, adv: Advertisement) -> None:
         if adv.id in self.srt[b]:
             self.metrics.duplicates_discarded += 1  # a duplicate of the same TID (§II)
+            if self._observer is not None:
+                self.observe(
+                    state(
+                        "adv-duplicate",
+                        broker_name(b),
+                        adv=adv.id,
+                        tid=adv.id,
+                        last_hop=self._name(src),
+                    )
+                )
             return
         self.srt[b][adv.id] = TidSrtEntry(adv, src)
+        if self._observer is not None:
+            self.observe(
+                state("srt-add", broker_name(b), adv=adv.id, tid=adv.id, last_hop=self._name(src))
+            )
         for nb in sorted(self.scot.neighbours(b)):
             if nb != src:
                 self.send(b, nb, Adv(adv, b, tid=adv.id))
@@ -111,8 +144,12 @@ class TidSystem(BrokerNetwork):
     def on_unadv(self, src: Broker | None, b: Broker, tid: str) -> None:
         if self.srt[b].pop(tid, None) is None:
             return
+        if self._observer is not None:
+            self.observe(state("srt-remove", broker_name(b), adv=tid, tid=tid))
         for key in [k for k in self.prt[b] if k[1] == tid]:
             del self.prt[b][key]
+            if self._observer is not None:
+                self.observe(state("prt-remove", broker_name(b), sub=key[0], tid=tid))
         for nb in sorted(self.scot.neighbours(b)):
             if nb != src:
                 self.send(b, nb, Unadv(tid, tid=tid))
@@ -132,6 +169,9 @@ class TidSystem(BrokerNetwork):
         if e is None:
             return
         self.prt[b][(sub.id, tid)] = PrtEntry(sub, src)
+        if self._observer is not None:
+            last = self._name(src)
+            self.observe(state("prt-add", broker_name(b), sub=sub.id, tid=tid, last_hop=last))
         if e.last_hop is not None:
             st = self.subs.get(sub.id)
             if st is not None:
@@ -148,6 +188,8 @@ class TidSystem(BrokerNetwork):
     def receive_unsub(self, b: Broker, sub_id: str, tid: str) -> None:
         if self.prt[b].pop((sub_id, tid), None) is None:
             return
+        if self._observer is not None:
+            self.observe(state("prt-remove", broker_name(b), sub=sub_id, tid=tid))
         e = self.srt[b].get(tid)
         if e is not None and e.last_hop is not None:
             self.send(b, e.last_hop, Unsub(sub_id, tid))
@@ -156,7 +198,11 @@ class TidSystem(BrokerNetwork):
     def publish(self, event: Event, seq: int) -> None:
         host = self.host_of(event.publisher)
         self.note_publish(event, seq)
-        tid = self.conforming(event)[0].id
+        conforming = self.conforming(event)
+        tid = conforming[0].id
+        if self._observer is not None:
+            advs = [a.id for a in conforming]
+            self.observe(state("publish", broker_name(host), event=event.id, advs=advs, tid=tid))
         self.route(host, event, tid, None)
 
     def route(self, b: Broker, event: Event, tid: str, src: Broker | None) -> None:
