@@ -250,7 +250,7 @@ func (s *system) report(d eventDelivery, from, to string) {
 		return
 	}
 	s.enc.Encode(obs{Type: "obs", Seq: s.seq, Kind: "send", Name: "EventDelivery", Node: from,
-		To: to, Event: d.event, Fields: map[string]any{"origin": d.origin, "members": d.members}})
+		To: to, Event: d.event, Fields: map[string]any{"origin": d.origin, "members": d.members, "strategy": "lbdd"}})
 }
 
 func matches(s sub, values map[string]float64, strict bool) bool {
