@@ -18,6 +18,12 @@ output line, and never stops the rest of a run:
 | `error` with `definite: false` | unknown (error): the op may have happened |
 | `init_ok` lacks a feature the trace needs | skipped (feature) |
 | `init_ok` lacks `advertisements` | runs; advertisement ops and a publish's `adv` not sent |
+| `obs` lines from a program that did not opt in to version 2 | fail (protocol), naming the line |
+| more than MAX_OBSERVATIONS `obs` lines | runs; the rest not kept, `too_many_observations` set |
+
+A version-2 program (`init_ok` with `protocol: 2` and `system`) has its `obs` lines collected,
+in order, in `AdapterOutcome.observations` (conformance/OBSERVATIONS.md); they never change the
+delivery verdict.
 
 The program runs under `conformance/supervisor.py`: its own process group, killed whole at
 the end, on every stop and on SIGINT/SIGTERM of the suite; non-blocking writes with a timeout;
@@ -26,6 +32,7 @@ bounded reads; stderr drained all along into a bounded tail, whose last line is 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -33,10 +40,11 @@ import shlex
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pubsub_spec.conformance import protocol
 from pubsub_spec.conformance.protocol import Ack, Deliver, EndOk, Error, InitOk
+from pubsub_spec.conformance.protocol_rules.base import Observed
 from pubsub_spec.conformance.supervisor import (
     EOF,
     EXITED,
@@ -65,6 +73,13 @@ class AdapterOutcome:
     kind: str = ""  # "" | start | crash | timeout | protocol | error | feature
     seq: int | None = None  # the op it happened at, if any
     name: str = ""  # what the implementation calls itself in init_ok
+    # version 2 (conformance/OBSERVATIONS.md): the protocol version it speaks, the system it
+    # claims ("" for version 1), its observations in order, and whether it reported more than
+    # protocol.MAX_OBSERVATIONS of them (the rest not kept)
+    protocol: int = 1
+    system: str = ""
+    observations: list[Observed] = field(default_factory=list)
+    too_many_observations: bool = False
 
 
 def required_features(trace: Trace) -> set[str]:
@@ -118,9 +133,16 @@ def run_outside(
     deadline = time.monotonic() + limits.total_timeout
     got: list[Delivery] = []
     name = ""
+    claim = InitOk(())  # version 1 until init_ok says otherwise
+    observed: list[Observed] = []
+    too_many = False
+
+    def outcome_of(verdict: str, reason: str, kind: str, seq: int | None) -> AdapterOutcome:
+        return AdapterOutcome(got, verdict, reason, kind, seq, name, claim.protocol,
+                              claim.system, observed, too_many)  # fmt: skip
 
     def stop(verdict: str, reason: str, kind: str, seq: int | None) -> _Stop:
-        return _Stop(AdapterOutcome(got, verdict, reason, kind, seq, name))
+        return _Stop(outcome_of(verdict, reason, kind, seq))
 
     def timed_out(what: str, seq: int | None, timeout: float, doing: str = "waiting for") -> _Stop:
         if time.monotonic() >= deadline - 1e-3:
@@ -139,6 +161,7 @@ def run_outside(
         # EOF: it closed stdin or exited; reading its output says which
 
     def await_reply(expect: type, what: str, seq: int | None, timeout: float) -> object:
+        nonlocal too_many
         op_deadline = min(time.monotonic() + timeout, deadline)
         count = 0
         while True:
@@ -182,6 +205,16 @@ def run_outside(
             if isinstance(reply, Deliver) and expect is not InitOk:
                 got.append(Delivery(reply.event, reply.sub))
                 continue
+            if isinstance(reply, Observed) and expect is not InitOk and claim.protocol == 2:
+                if len(observed) < protocol.MAX_OBSERVATIONS:
+                    observed.append(reply)
+                else:
+                    too_many = True
+                continue
+            if isinstance(reply, Observed) and expect is not InitOk:
+                raise stop("fail", f"{at}: an 'obs' line from a program that did not opt in to "
+                           "protocol version 2 (init_ok 'protocol': 2 and 'system')",
+                           "protocol", seq)  # fmt: skip
             if isinstance(reply, Error) and expect is Ack and reply.seq == seq:
                 verdict = "fail" if reply.definite else "unknown"
                 text = _short(reply.describe())
@@ -197,6 +230,7 @@ def run_outside(
         init = await_reply(InitOk, "init", None, limits.init_wait)
         assert isinstance(init, InitOk)
         name = _short(init.name, 100)
+        claim = init
         missing = required_features(trace) - set(init.features) - OPTIONAL_FEATURES
         if missing:
             need = ", ".join(sorted(missing))
@@ -214,19 +248,14 @@ def run_outside(
             await_reply(Ack, what, seq, limits.op_timeout)
         send(protocol.end_request(), "end", None)
         await_reply(EndOk, "end", None, limits.op_timeout)
-        outcome = AdapterOutcome(got, "ok", "", "", None, name)
+        outcome = outcome_of("ok", "", "", None)
     except _Stop as s:
         outcome = s.outcome
     finally:
         proc.close()  # also on KeyboardInterrupt: the group never outlives the run
     if outcome.verdict != "ok":
         last = proc.stderr_last_line()
-        outcome = AdapterOutcome(
-            outcome.deliveries,
-            outcome.verdict,
-            outcome.reason + (f" (stderr: {last})" if last else ""),
-            outcome.kind,
-            outcome.seq,
-            outcome.name,
+        outcome = dataclasses.replace(
+            outcome, reason=outcome.reason + (f" (stderr: {last})" if last else "")
         )
     return outcome

@@ -4,6 +4,11 @@
 One JSON object per line in both directions (NDJSON over stdin/stdout; stderr is free for
 logs). Parsing a reply never raises anything but `ProtocolError`, whose message says what is
 wrong with the line; the adapter adds the output line number and the op it was waiting for.
+
+Version 2 (PROTOCOL.md, "Version 2"; conformance/OBSERVATIONS.md) adds, for a program that
+opts in with `protocol: 2` and a claimed `system` in its `init_ok`, `obs` lines: one protocol
+observation each, parsed into `Observed(seq, Observation)` with the limits of OBSERVATIONS.md
+enforced here. A version-1 program ignores the `protocol` field of `init` and is unchanged.
 """
 
 from __future__ import annotations
@@ -13,9 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pubsub_spec.conformance.protocol_rules import CLAIMABLE
+from pubsub_spec.conformance.protocol_rules.base import Observed
+from pubsub_spec.reference.sim.observe import SEND, STATE, Observation
 from pubsub_spec.reference.sim.system import FEATURES as SYSTEM_FEATURES
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # sent in `init`; a program answers with the version it speaks (1 or 2)
+VERSIONS = (1, 2)
 
 # What an implementation can say it supports in `init_ok.features`. A trace that needs a
 # feature the implementation does not list is `skipped(reason)`, except for an optional one
@@ -37,6 +46,14 @@ ERROR_CODES: Mapping[str, bool] = {
 }
 
 MAX_LINE_CHARS = 1 << 20  # a reply line longer than this is garbage
+
+# Limits of an `obs` line (conformance/OBSERVATIONS.md, "Limits"; observation.schema.json).
+MAX_OBS_NAME_CHARS = 256  # name, node, to, event, sub, a field's key, a string value
+MAX_OBS_FIELDS = 64  # fields per observation
+MAX_OBS_DEPTH = 4  # nesting of lists in a field's value
+MAX_OBS_LIST = 10_000  # items of one list in a field's value
+MAX_OBS_SEQ = (1 << 63) - 1
+MAX_OBSERVATIONS = 10_000_000  # per trace; beyond: deviates (limits/too-many-observations)
 
 
 class ProtocolError(ValueError):
@@ -81,6 +98,8 @@ def encode(message: Mapping[str, Any]) -> str:
 class InitOk:
     features: tuple[str, ...]
     name: str = ""
+    protocol: int = 1  # the version the program speaks (2: it reports observations)
+    system: str = ""  # the system it claims (version 2; one of CLAIMABLE)
 
 
 @dataclass(frozen=True)
@@ -111,16 +130,20 @@ class EndOk:
     pass
 
 
-Reply = InitOk | Deliver | Ack | Error | EndOk
+Reply = InitOk | Deliver | Ack | Error | EndOk | Observed
 
 _FIELDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     # type: (required fields, optional fields); unknown fields are allowed and ignored, so
     # that implementations may add their own (e.g. a delivering node, timings).
-    "init_ok": (frozenset({"features"}), frozenset({"name"})),
+    "init_ok": (frozenset({"features"}), frozenset({"name", "protocol", "system"})),
     "deliver": (frozenset({"event", "sub"}), frozenset()),
     "ack": (frozenset({"seq"}), frozenset()),
     "error": (frozenset({"seq", "code", "definite"}), frozenset({"text"})),
     "end_ok": (frozenset(), frozenset()),
+    "obs": (
+        frozenset({"seq", "kind", "name", "node"}),
+        frozenset({"to", "event", "sub", "fields"}),
+    ),
 }
 
 
@@ -175,12 +198,15 @@ def parse_reply(line: str) -> Reply:
         return Ack(_seq(obj))
     if kind == "end_ok":
         return EndOk()
+    if kind == "obs":
+        return _observed(obj)
     if kind == "init_ok":
         feats = obj["features"]
         if not isinstance(feats, list) or not all(isinstance(f, str) for f in feats):
             raise ProtocolError("init_ok: field 'features' must be a list of strings")
         name = obj.get("name", "")
-        return InitOk(tuple(feats), name if isinstance(name, str) else "")
+        version, system = _claim(obj)
+        return InitOk(tuple(feats), name if isinstance(name, str) else "", version, system)
     code = obj["code"]
     if isinstance(code, bool) or not isinstance(code, str | int):
         raise ProtocolError(f"error: field 'code' must be a string or an integer, got {code!r}")
@@ -191,13 +217,127 @@ def parse_reply(line: str) -> Reply:
     return Error(_seq(obj), str(code), definite, text if isinstance(text, str) else str(text))
 
 
+def _claim(obj: Mapping[str, Any]) -> tuple[int, str]:
+    """`init_ok`'s (protocol version, claimed system): (1, "") for a version-1 program."""
+    version = obj.get("protocol", 1)
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise ProtocolError(
+            f"init_ok: field 'protocol' must be 1 or 2, got {_short(json.dumps(version))}"
+        )
+    system = obj.get("system")
+    if version == 1:
+        if system is not None:
+            raise ProtocolError("init_ok: field 'system' needs 'protocol': 2")
+        return 1, ""
+    if system is None:
+        raise ProtocolError(
+            "init_ok: 'protocol': 2 needs field 'system' (one of " + ", ".join(CLAIMABLE) + ")"
+        )
+    if not isinstance(system, str) or system not in CLAIMABLE:
+        raise ProtocolError(
+            f"init_ok: field 'system' is {_short(json.dumps(system))}, not a claimable system "
+            "(one of " + ", ".join(CLAIMABLE) + ")"
+        )
+    return 2, system
+
+
+def _obs_name(obj: Mapping[str, Any], key: str) -> str:
+    value = obj[key]
+    if not isinstance(value, str) or not value:
+        raise ProtocolError(f"obs: field {key!r} must be a non-empty string")
+    if len(value) > MAX_OBS_NAME_CHARS:
+        raise ProtocolError(
+            f"obs: field {key!r} has {len(value)} characters (at most {MAX_OBS_NAME_CHARS})"
+        )
+    return value
+
+
+def _obs_value(value: Any, where: str, depth: int = 0) -> None:
+    """Check a field's value as OBSERVATIONS.md allows it: a scalar or a list of values nested
+    at most MAX_OBS_DEPTH deep (kept as parsed: lists stay lists, as a built-in reports them)."""
+    if value is None or isinstance(value, bool | int | float):
+        return
+    if isinstance(value, str):
+        if len(value) > MAX_OBS_NAME_CHARS:
+            raise ProtocolError(
+                f"obs: {where} is a string of {len(value)} characters "
+                f"(at most {MAX_OBS_NAME_CHARS})"
+            )
+        return
+    if isinstance(value, list):
+        if depth >= MAX_OBS_DEPTH:
+            raise ProtocolError(f"obs: {where} nests lists deeper than {MAX_OBS_DEPTH}")
+        if len(value) > MAX_OBS_LIST:
+            raise ProtocolError(
+                f"obs: {where} is a list of {len(value)} items (at most {MAX_OBS_LIST})"
+            )
+        for v in value:
+            _obs_value(v, where, depth + 1)
+        return
+    raise ProtocolError(f"obs: {where} must be a JSON scalar or a list, not an object")
+
+
+def _observed(obj: Mapping[str, Any]) -> Observed:
+    seq = _seq(obj)
+    if not 0 <= seq <= MAX_OBS_SEQ:
+        raise ProtocolError(f"obs: field 'seq' must be a non-negative integer, got {seq}")
+    kind = obj["kind"]
+    if kind not in (SEND, STATE):
+        raise ProtocolError(
+            f"obs: field 'kind' must be 'send' or 'state', got {_short(json.dumps(kind))}"
+        )
+    name, node = _obs_name(obj, "name"), _obs_name(obj, "node")
+    if kind == SEND and "to" not in obj:
+        raise ProtocolError("obs: a 'send' needs field 'to' (the receiver)")
+    if kind == STATE and "to" in obj:
+        raise ProtocolError("obs: a 'state' has no field 'to' (put a peer it names in 'fields')")
+    to = _obs_name(obj, "to") if "to" in obj else None
+    event = _obs_name(obj, "event") if obj.get("event") is not None else None
+    sub = _obs_name(obj, "sub") if obj.get("sub") is not None else None
+    raw = obj.get("fields", {})
+    if not isinstance(raw, dict):
+        raise ProtocolError("obs: field 'fields' must be a JSON object")
+    if len(raw) > MAX_OBS_FIELDS:
+        raise ProtocolError(
+            f"obs: field 'fields' has {len(raw)} entries (at most {MAX_OBS_FIELDS})"
+        )
+    for key, value in raw.items():
+        if not key or len(key) > MAX_OBS_NAME_CHARS:
+            raise ProtocolError(
+                f"obs: a key of 'fields' must have 1 to {MAX_OBS_NAME_CHARS} characters"
+            )
+        _obs_value(value, f"fields.{key}")
+    return Observed(seq, Observation(kind, name, node, to, event, sub, raw))
+
+
+def _wire_value(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_wire_value(v) for v in value]
+    return value
+
+
+def observation_to_json(obs: Observation) -> dict[str, Any]:
+    """An observation's wire fields with tuples as JSON lists (Observation.to_json keeps a
+    field's value as it was built)."""
+    out = obs.to_json()
+    if "fields" in out:
+        out["fields"] = {k: _wire_value(v) for k, v in out["fields"].items()}
+    return out
+
+
 def reply_to_json(reply: Reply) -> dict[str, Any]:
     """The wire form of a reply (for implementations written in Python, and for tests)."""
     if isinstance(reply, InitOk):
         out: dict[str, Any] = {"type": "init_ok", "features": list(reply.features)}
         if reply.name:
             out["name"] = reply.name
+        if reply.protocol != 1:
+            out["protocol"] = reply.protocol
+        if reply.system:
+            out["system"] = reply.system
         return out
+    if isinstance(reply, Observed):
+        return {"type": "obs", "seq": reply.seq, **observation_to_json(reply.obs)}
     if isinstance(reply, Deliver):
         return {"type": "deliver", "event": reply.event, "sub": reply.sub}
     if isinstance(reply, Ack):

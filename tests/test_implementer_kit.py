@@ -62,7 +62,7 @@ def test_export_is_a_complete_reproducible_release(release: Path, tmp_path: Path
         assert content[doc]
     manifest = json.loads(content["RELEASE.json"])
     assert manifest["version"] == "9.9.9" and manifest["traces"] == len(index)
-    assert 2 in manifest["trace_format_versions"] and manifest["protocol_version"] == 1
+    assert 2 in manifest["trace_format_versions"] and manifest["protocol_version"] == 2
     assert manifest["files"] == {
         k: hashlib.sha256(v).hexdigest() for k, v in content.items() if k != "RELEASE.json"
     }
