@@ -17,6 +17,12 @@ the new root lies in the orphan's own subtree; see docs/tam.md, erratum TE3).
 
 The service is transport-agnostic: the host (a simulated system) schedules messages and hands
 them back through `receive`; this module keeps only per-peer group state. It imports no system.
+
+Observations (conformance/OBSERVATIONS.md, "tam, tam-basic"): when the host has an observer set,
+every change of a peer's group state is reported through `ScribeHost.tree_changed` at the line
+that makes it (a root created or handed over, a parent chosen, a child added or removed, the
+member flag, a peer's state dropped), before the message the change causes; without an
+observer each site costs one test and nothing else changes.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from pubsub_spec.reference.overlay.pastry import PastryRing
+from pubsub_spec.reference.sim.observe import Observer
 from pubsub_spec.reference.sim.sizes import HEADER, ID
 
 P = TypeVar("P")
@@ -99,8 +106,29 @@ class GroupState:
     member: bool = False
 
 
+# The state changes Scribe reports (`ScribeHost.tree_changed`; conformance/OBSERVATIONS.md).
+ROOT = "scribe-root"  # the peer is the group's root (created it as the key's home, or took over)
+PARENT = "scribe-parent"  # the peer is in the tree below `other` (its JOIN goes there)
+CHILD_ADDED = "scribe-child-added"  # `other` is now a child of the peer
+CHILD_REMOVED = "scribe-child-removed"  # `other` is no longer a child of the peer
+MEMBER = "scribe-member"  # the peer's member flag is set (`member`: True) or cleared
+LEFT = "scribe-left"  # the peer dropped its state of the group (`reason`)
+STATE_CHANGES: tuple[str, ...] = (ROOT, PARENT, CHILD_ADDED, CHILD_REMOVED, MEMBER, LEFT)
+
+
 class ScribeHost(ABC, Generic[P]):
     """What Scribe needs from the system that runs it."""
+
+    # The host's protocol observer (reference/sim/observe.py): Scribe calls `tree_changed`
+    # only while it is set.
+    observer: Observer | None = None
+
+    def tree_changed(
+        self, change: str, pid: int, group: int, other: int | None = None, **fields: object
+    ) -> None:
+        """Peer `pid`'s state of `group` changed (`change`: one of STATE_CHANGES; `other`:
+        the parent or child concerned). Called only while `observer` is set; a host that
+        reports observations overrides it."""
 
     @abstractmethod
     def send(self, src: int, dst: int, msg: ScribeMessage[P]) -> None:
@@ -188,14 +216,22 @@ class Scribe(Generic[P]):
         st = nodes.get(pid)
         if st is not None:  # already root or forwarder: becomes a member without a message
             st.member = True
+            if self.host.observer is not None:
+                self.host.tree_changed(MEMBER, pid, group, member=True)
             self.host.joined(pid, group)
             return
         if self.ring.closest(group) == pid:  # the home creates the group as its root
             nodes[pid] = GroupState(None, member=True)
+            if self.host.observer is not None:
+                self.host.tree_changed(ROOT, pid, group)
+                self.host.tree_changed(MEMBER, pid, group, member=True)
             self.host.joined(pid, group)
             return
         nxt = self.ring.next_hop(pid, group)
         nodes[pid] = GroupState(nxt, member=True)
+        if self.host.observer is not None:
+            self.host.tree_changed(PARENT, pid, group, nxt)
+            self.host.tree_changed(MEMBER, pid, group, member=True)
         self.host.send(pid, nxt, ScribeJoin(group, pid, pid, repair))
 
     def leave(self, pid: int, group: int) -> None:
@@ -204,6 +240,8 @@ class Scribe(Generic[P]):
         if st is None or not st.member:
             raise KeyError(f"{pid:x} is not a member of {group:x}")
         st.member = False
+        if self.host.observer is not None:
+            self.host.tree_changed(MEMBER, pid, group, member=False)
         self._prune(pid, group)
 
     def publish(self, pid: int, group: int, payload: P) -> None:
@@ -229,20 +267,30 @@ class Scribe(Generic[P]):
         if st is not None:
             # the first peer already in the tree absorbs the JOIN (Tam et al. §3.3)
             st.children.add(msg.child)
+            if self.host.observer is not None:
+                self.host.tree_changed(CHILD_ADDED, pid, msg.group, msg.child)
             self.host.joined(msg.origin, msg.group)
             return
         if self.ring.closest(msg.group) == pid:
             nodes[pid] = GroupState(None, {msg.child})
+            if self.host.observer is not None:
+                self.host.tree_changed(ROOT, pid, msg.group)
+                self.host.tree_changed(CHILD_ADDED, pid, msg.group, msg.child)
             self.host.joined(msg.origin, msg.group)
             return
         nxt = self.ring.next_hop(pid, msg.group)  # a forwarder on the route (Scribe §2.2.1)
         nodes[pid] = GroupState(nxt, {msg.child})
+        if self.host.observer is not None:
+            self.host.tree_changed(CHILD_ADDED, pid, msg.group, msg.child)
+            self.host.tree_changed(PARENT, pid, msg.group, nxt)
         self.host.send(pid, nxt, ScribeJoin(msg.group, pid, msg.origin, msg.repair))
 
     def _on_leave(self, pid: int, msg: ScribeLeave) -> None:
         st = self.state(pid, msg.group)
         if st is None:
             return
+        if self.host.observer is not None and msg.child in st.children:
+            self.host.tree_changed(CHILD_REMOVED, pid, msg.group, msg.child)
         st.children.discard(msg.child)
         self._prune(pid, msg.group)
 
@@ -252,6 +300,8 @@ class Scribe(Generic[P]):
         if st.member or st.children:
             return
         del nodes[pid]
+        if self.host.observer is not None:
+            self.host.tree_changed(LEFT, pid, group, reason="pruned")
         if not nodes:
             del self.groups[group]
         if st.parent is not None:
@@ -289,7 +339,12 @@ class Scribe(Generic[P]):
             nodes[old].parent = pid
             nodes[pid] = GroupState(None, {old})
             self.handovers += 1
+            if self.host.observer is not None:
+                self.host.tree_changed(PARENT, old, group, pid, handover=True)
             self.host.count(old, pid, ScribeJoin(group, old, old, True))
+            if self.host.observer is not None:
+                self.host.tree_changed(ROOT, pid, group, handover=True)
+                self.host.tree_changed(CHILD_ADDED, pid, group, old)
 
     def peers_removed(self, gone: Iterable[int]) -> None:
         """The peers `gone` have left or failed and are no longer in the ring. Every group in
@@ -301,13 +356,18 @@ class Scribe(Generic[P]):
             if not gone_set & nodes.keys():
                 continue
             if not self.repair:
-                for p in gone_set & nodes.keys():
+                for p in sorted(gone_set & nodes.keys()):
                     del nodes[p]
+                    if self.host.observer is not None:
+                        self.host.tree_changed(LEFT, p, group, reason="gone")
                 if not nodes:
                     del self.groups[group]
                 continue
             survivors = sorted(p for p, st in nodes.items() if st.member and p not in gone_set)
             del self.groups[group]
+            if self.host.observer is not None:  # the old tree is torn down (T12)
+                for p in sorted(nodes):
+                    self.host.tree_changed(LEFT, p, group, reason="rebuild")
             self.rebuilds += 1
             for m in survivors:
                 self.join(m, group, repair=True)

@@ -9,6 +9,13 @@ against the subscriptions it registered on that key and filters misses (§3.4), 
 seen-list (§3.6). `TamBasicSystem` (§3.2): subscriptions are stored at the key's home node, which
 matches each publication with a centralised matcher and notifies the fully matching subscribers.
 Decisions T1-T17 are in docs/tam.md.
+
+Observations (conformance/OBSERVATIONS.md, "tam, tam-basic"; format version 1): with an
+observer set, every message is reported where it is counted (`send`, `count`, `_route`,
+`_rehome`, the home's notifications), Scribe's tree changes through `tree_changed`, and Tam's
+index keys where they are registered (at the subscriber) and stored (at a home of the basic
+scheme). Nodes are named by their trace names (every Pastry peer is a trace peer, its id the
+SHA-1 of its name), keys as 40 hex digits. Without an observer every site costs one test.
 """
 
 from __future__ import annotations
@@ -24,8 +31,10 @@ from pubsub_spec.reference.common.ops import Subscribe, Trace, initial_node_name
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
 from pubsub_spec.reference.overlay.scribe import (
+    PARENT,
     Scribe,
     ScribeHost,
+    ScribeJoin,
     ScribeMessage,
     ScribeMulticast,
     ScribePublish,
@@ -35,6 +44,8 @@ from pubsub_spec.reference.overlay.scribe import (
 from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.metrics import Metrics
+from pubsub_spec.reference.sim.observe import SEND, STATE, Observation, state
+from pubsub_spec.reference.sim.observe import send as sent
 from pubsub_spec.reference.sim.sizes import event_size
 from pubsub_spec.reference.sim.system import System
 from pubsub_spec.reference.tam.config import BASIC_SECTION, SECTION, TamConfig, config_of
@@ -97,6 +108,19 @@ class Routed:
 
 Item = Hop | Routed
 
+# Tam's state changes (conformance/OBSERVATIONS.md, "tam, tam-basic"); Scribe's are
+# reference/overlay/scribe.py STATE_CHANGES.
+REGISTER = "tam-register"  # a subscription registered on one of its index keys (subscriber)
+UNREGISTER = "tam-unregister"  # ... and removed from it on unsubscribe
+STORE = "tam-store"  # a subscription stored under a key at its home (basic scheme)
+UNSTORE = "tam-unstore"  # ... and removed there (`reason`)
+TAM_STATE_CHANGES: tuple[str, ...] = (REGISTER, UNREGISTER, STORE, UNSTORE)
+
+
+def hex_key(key: int) -> str:
+    """A key or Pastry id as observed: 40 lower-case hex digits (160 bits, T4)."""
+    return f"{key:040x}"
+
 
 class _TamBase(System[Item]):
     section = SECTION
@@ -155,6 +179,19 @@ class _TamBase(System[Item]):
         a, b = self.name_of[src], self.name_of[dst]
         self.metrics.hop(a, kind, size)
         return self.latency.one_way(a, b)
+
+    def _observe_registration(self, sub: Subscription, kind: str) -> None:
+        """Report the index keys a subscription registers on (`kind` REGISTER) or leaves
+        (UNREGISTER), each with its index (Tam et al. §3.2, §3.5, §3.6)."""
+        table = self.tables[sub.schema]
+        done: set[int] = set()
+        for ix in table.select(sub, self.config.index_policy):
+            for k in table.subscription_keys(sub, ix):
+                if k not in done:
+                    done.add(k)
+                    self.observe(
+                        state(kind, sub.subscriber, sub=sub.id, key=hex_key(k), index=list(ix))
+                    )
 
     def _keys_of(self, sub: Subscription) -> tuple[int, ...]:
         table = self.tables[sub.schema]
@@ -263,10 +300,42 @@ class TamSystem(_TamBase, ScribeHost[Event]):
             )
         size = message_size(msg, payload)
         latency = self._account(src, dst, message_name(msg), size)
+        if self.observer is not None:
+            self._observe_hop(src, dst, msg)
         self.engine.schedule(self.engine.now + latency, Hop(dst, msg))
 
     def count(self, src: int, dst: int, msg: ScribeMessage[Event]) -> None:
         self._account(src, dst, message_name(msg), message_size(msg, 0))
+        if self.observer is not None:
+            self._observe_hop(src, dst, msg, handover=True)
+
+    def _observe_hop(
+        self, src: int, dst: int, msg: ScribeMessage[Event], handover: bool = False
+    ) -> None:
+        a, b, key = self.name_of[src], self.name_of[dst], hex_key(msg.group)
+        name = message_name(msg)
+        if isinstance(msg, ScribePublish | ScribeMulticast):
+            self.observe(sent(name, a, b, event=msg.payload.id, key=key))
+        elif isinstance(msg, ScribeJoin):
+            fields: dict[str, object] = {
+                "key": key,
+                "origin": self.name_of[msg.origin],
+                "repair": msg.repair,
+            }
+            if handover:
+                fields["handover"] = True
+            self.observe(Observation(SEND, name, a, b, fields=fields))
+        else:
+            self.observe(sent(name, a, b, key=key))
+
+    def tree_changed(
+        self, change: str, pid: int, group: int, other: int | None = None, **fields: object
+    ) -> None:
+        """Scribe's state changes as observations (reference/overlay/scribe.py STATE_CHANGES)."""
+        extra: dict[str, object] = {"key": hex_key(group), **fields}
+        if other is not None:
+            extra["parent" if change == PARENT else "child"] = self.name_of[other]
+        self.observe(Observation(STATE, change, self.name_of[pid], fields=extra))
 
     def joined(self, pid: int, group: int) -> None:
         for sid in self.waiting.pop((pid, group), []):
@@ -320,6 +389,8 @@ class TamSystem(_TamBase, ScribeHost[Event]):
             self.registered[(pid, k)].add(sub.id)
         for k in to_join:
             self.waiting[(pid, k)].append(sub.id)
+        if self.observer is not None:
+            self._observe_registration(sub, REGISTER)
         for k in to_join:
             self.scribe.join(pid, k)  # §3.3: JOIN routed toward the key
         self._settle(rec)  # every key already joined (or absorbed at once): installed now
@@ -328,6 +399,8 @@ class TamSystem(_TamBase, ScribeHost[Event]):
         rec = self.subs[sub_id]
         rec.active = False
         pid = self.pid_of[rec.sub.subscriber]
+        if self.observer is not None:
+            self._observe_registration(rec.sub, UNREGISTER)
         self.local[pid].discard(sub_id)
         for k in rec.keys:
             reg = self.registered[(pid, k)]
@@ -414,7 +487,19 @@ class TamBasicSystem(_TamBase):
             self._handle(src, msg)
             return
         latency = self._account(src, nxt, BASIC_NAMES[type(msg)], basic_size(msg))
+        if self.observer is not None:
+            self._observe_routed(src, nxt, key, msg)
         self.engine.schedule(self.engine.now + latency, Routed(nxt, msg, key))
+
+    def _observe_routed(self, src: int, dst: int, key: int, msg: BasicMessage) -> None:
+        """One hop of a message routed toward `key` (§3.2)."""
+        a, b, name = self.name_of[src], self.name_of[dst], BASIC_NAMES[type(msg)]
+        if isinstance(msg, TamSubscribe):
+            self.observe(sent(name, a, b, sub=msg.sub.id, key=hex_key(key)))
+        elif isinstance(msg, TamUnsubscribe):
+            self.observe(sent(name, a, b, sub=msg.sub_id, key=hex_key(key)))
+        elif isinstance(msg, TamPublish):
+            self.observe(sent(name, a, b, event=msg.event.id, key=hex_key(key)))
 
     def _dispatch(self, item: Item) -> str:
         assert isinstance(item, Routed)
@@ -426,9 +511,21 @@ class TamBasicSystem(_TamBase):
     def _handle(self, pid: int, msg: BasicMessage) -> None:
         if isinstance(msg, TamSubscribe):
             self.store[pid].setdefault(msg.key, {})[msg.sub.id] = msg.sub  # §3.2: stored
+            if self.observer is not None:
+                self.observe(state(STORE, self.name_of[pid], sub=msg.sub.id, key=hex_key(msg.key)))
             self._done(self.subs[msg.sub.id])
         elif isinstance(msg, TamUnsubscribe):
             at = self.store[pid].get(msg.key, {})
+            if self.observer is not None and msg.sub_id in at:
+                self.observe(
+                    state(
+                        UNSTORE,
+                        self.name_of[pid],
+                        sub=msg.sub_id,
+                        key=hex_key(msg.key),
+                        reason="unsubscribe",
+                    )
+                )
             at.pop(msg.sub_id, None)
             if not at:
                 self.store[pid].pop(msg.key, None)
@@ -462,6 +559,17 @@ class TamBasicSystem(_TamBase):
         for s in hit:
             by_peer[self.pid_of[s.subscriber]].append(s.id)
         for dst in sorted(by_peer):
+            if self.observer is not None and dst != pid:  # one hop to the subscriber
+                self.observe(
+                    sent(
+                        BASIC_NAMES[TamNotify],
+                        self.name_of[pid],
+                        self.name_of[dst],
+                        event=event.id,
+                        key=hex_key(key),
+                        subs=list(by_peer[dst]),
+                    )
+                )
             self._route(pid, None, TamNotify(event, tuple(by_peer[dst])), dst)
 
     def subscribe(self, sub: Subscription, seq: int) -> None:
@@ -469,6 +577,8 @@ class TamBasicSystem(_TamBase):
         keys = self._keys_of(sub)
         rec = SubRecord(sub, seq, keys, Installation(self.engine.now, len(keys)))
         self.subs[sub.id] = rec
+        if self.observer is not None:
+            self._observe_registration(sub, REGISTER)
         for k in keys:
             self._route(pid, k, TamSubscribe(k, sub, seq))
         self._settle(rec)  # no key, or every key's home is the subscriber: installed now
@@ -477,6 +587,8 @@ class TamBasicSystem(_TamBase):
         rec = self.subs[sub_id]
         rec.active = False
         pid = self.pid_of[rec.sub.subscriber]
+        if self.observer is not None:
+            self._observe_registration(rec.sub, UNREGISTER)
         for k in rec.keys:
             self._route(pid, k, TamUnsubscribe(k, sub_id))
 
@@ -501,8 +613,23 @@ class TamBasicSystem(_TamBase):
                 payload = tuple(s for _, subs in moves[home] for s in subs.values())
                 kind = BASIC_NAMES[TamTransfer]
                 self._account(old, home, kind, basic_size(TamTransfer(payload)))
+                if self.observer is not None:
+                    self._observe_transfer(old, home, moves[home])
                 for key, subs in moves[home]:
                     self.store[home].setdefault(key, {}).update(subs)
+
+    def _observe_transfer(
+        self, old: int, home: int, moved: list[tuple[int, dict[str, Subscription]]]
+    ) -> None:
+        """A key handover (T12): the TamTransfer hop, then each subscription moved."""
+        a, b = self.name_of[old], self.name_of[home]
+        keys = [hex_key(k) for k, _ in moved]
+        subs = [sid for _, at in moved for sid in at]
+        self.observe(sent(BASIC_NAMES[TamTransfer], a, b, keys=keys, subs=subs))
+        for key, at in moved:
+            for sid in at:
+                self.observe(state(UNSTORE, a, sub=sid, key=hex_key(key), reason="handover"))
+                self.observe(state(STORE, b, sub=sid, key=hex_key(key), transfer=True))
 
     def join(self, name: str) -> None:
         self._add_peer(name)
@@ -533,10 +660,20 @@ class TamBasicSystem(_TamBase):
 
     def _purge(self) -> None:
         """Subscriptions of gone subscribers are dropped from every home."""
-        for at in self.store.values():
+        for home, at in self.store.items():
             for key in list(at):
                 for sid in [s for s in at[key] if not self.subs[s].active]:
                     del at[key][sid]
+                    if self.observer is not None:
+                        self.observe(
+                            state(
+                                UNSTORE,
+                                self.name_of[home],
+                                sub=sid,
+                                key=hex_key(key),
+                                reason="subscriber-gone",
+                            )
+                        )
                 if not at[key]:
                     del at[key]
 
