@@ -33,6 +33,17 @@ if [ -n "$TLA_CHECKER_VERSION" ]; then
     fi
 fi
 
+# --- Go (the examples in conformance/examples/go-*: built and run by tests/test_implementer_kit.py,
+# tests/test_go_lbdd.py; standard library only, no download) ---------------------------------
+if command -v go >/dev/null 2>&1; then
+    for example in conformance/examples/go-*/; do
+        log "go build $example"
+        (cd "$example" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go build -o /dev/null .)
+    done
+else
+    log "go not found: the Go examples' tests will be skipped (under CI=1 they fail); install Go 1.21+"
+fi
+
 # --- Python virtualenv ---------------------------------------------------------------------
 PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
