@@ -30,6 +30,7 @@ from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
 from pubsub_spec.reference.sim.installation import Installation
 from pubsub_spec.reference.sim.latency import LatencyModel
 from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.thesis import observe as obs
 from pubsub_spec.reference.thesis.config import ThesisConfig, config_of
 from pubsub_spec.reference.thesis.lnrt import LeafNodeRoutingTable
 from pubsub_spec.reference.thesis.messages import (
@@ -148,6 +149,8 @@ class TwoDTreeSystem(System[Item]):
 
     def _host(self, peer: Peer, node: TreeNode) -> None:
         peer.nodes[(node.qattr, node.bits)] = node
+        if self.observer is not None:
+            self.observer(obs.hosted(peer.name, node))
         self.metrics.max_depth = max(self.metrics.max_depth, node.depth)
 
     def node_count(self) -> int:
@@ -159,12 +162,30 @@ class TwoDTreeSystem(System[Item]):
     # -- sending (the substrate's transport) ------------------------------------------------
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
         """Route hop by hop toward the key (Pastry, §2.1.2); delivered to its home on arrival."""
+        if self.observer is not None:
+            # the substrates' route: Pastry's path, then the ready home if it is not the last
+            path = [src.pid, *self.ring.route(src.pid, key)]
+            home = self.ready_ring.closest(key)
+            hops = len(path) - (1 if path[-1] == home else 0)
+            to = self.peers[home].name
+            self.observer(obs.message(src.name, to, msg, hops, self.config.event_delivery))
         self.net.send_key(src, key, msg)
 
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
         """One hop to a known peer (its IP address is known, §3.4.3); with `key` the message is
         still handed to the key's home on arrival (the object may have moved meanwhile)."""
+        if self.observer is not None:
+            to = self._name_of(dst_pid)
+            hops = 0 if dst_pid == src.pid else 1
+            self.observer(obs.message(src.name, to, msg, hops, self.config.event_delivery))
         self.net.send_direct(src, dst_pid, msg, key)
+
+    def _name_of(self, pid: int) -> str:
+        """A peer's name, also of one that has left or failed (observations only)."""
+        peer = self.peers.get(pid)
+        if peer is not None:
+            return peer.name
+        return next(n for n, p in self.pid_of.items() if p == pid)
 
     # -- event loop ------------------------------------------------------------------------
     def run_until_time(self, t: float) -> None:
@@ -318,7 +339,9 @@ class TwoDTreeSystem(System[Item]):
             self.send_key(peer, self._key(q, rec), ProbeSub(point, rec, msg.remove, msg.found))
             return
         if msg.remove:
-            node.points.pop(point.key, None)  # §3.3.1
+            gone = node.points.pop(point.key, None)  # §3.3.1
+            if self.observer is not None and gone is not None:
+                self.observer(obs.removed(peer.name, node, gone, lost=False))
             self.net.points_changed(node)
             self.subs[point.sub.id].install.arrived()
             return
@@ -342,6 +365,8 @@ class TwoDTreeSystem(System[Item]):
             self.send_key(peer, self._key(q, rec), InsertSub(point, rec))
             return
         node.points[point.key] = point  # Program 3.2, line 50
+        if self.observer is not None:
+            self.observer(obs.stored(peer.name, node, point, "insert"))
         self.net.points_changed(node)
         install = self.subs[point.sub.id].install
         install.arrived()
@@ -360,6 +385,8 @@ class TwoDTreeSystem(System[Item]):
 
     def _split(self, peer: Peer, node: TreeNode) -> None:
         halves = node.split_points()  # Program 3.1, lines 42-44
+        if self.observer is not None:
+            self.observer(obs.split(peer.name, node))
         node.points = {}
         self.net.points_changed(node)
         node.lnrt = LeafNodeRoutingTable.after_split(node.bits)  # line 52
@@ -378,6 +405,9 @@ class TwoDTreeSystem(System[Item]):
         assert self._node(peer, msg.qattr, msg.target) is None, msg.target
         self.net.points_changed(child)
         self._host(peer, child)
+        if self.observer is not None:
+            for p in msg.points:
+                self.observer(obs.stored(peer.name, child, p, "transfer"))
         parent = msg.target[:-1]
         confirm = TransferSub(msg.qattr, parent, created=True)
         self.send_key(peer, self._key(msg.qattr, parent), confirm)  # decision D-SPLIT
@@ -406,6 +436,8 @@ class TwoDTreeSystem(System[Item]):
         node.lnrt.apply_split(msg.split)  # Program 3.1, line 63
         if self.config.lnrt_max_records is not None:
             node.lnrt.coarsen(self.config.lnrt_max_records)
+        if self.observer is not None:
+            self.observer(obs.lnrt(peer.name, node, msg.split))
         if node.bits:
             up = node.bits[:-1]  # forwarded recursively up to the root (line 65)
             self.send_key(peer, self._key(msg.qattr, up), LeafUpdate(msg.qattr, msg.split, up))
@@ -545,6 +577,11 @@ class TwoDTreeSystem(System[Item]):
         )
         published = self._published_at[event.id]
         if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
+            if self.observer is not None:
+                for t in targets:  # as `send_deliveries` sends them: one hop, or none to itself
+                    msg = EventDelivery(event, (t,), published, peer.name)
+                    hops = 0 if t[0] == peer.name else 1
+                    self.observer(obs.delivery(peer.name, t[0], msg, hops, "unicast"))
             self.net.send_deliveries(peer, event, targets, published)
         else:
             self._relay_delivery(peer, EventDelivery(event, targets, published, peer.name))
@@ -653,6 +690,10 @@ class TwoDTreeSystem(System[Item]):
         self._departed = True  # leaf matching now checks that each subscriber is alive
         for node, survived in plans:
             if not survived:
+                if self.observer is not None:
+                    host = self._home(self._key(node.qattr, node.bits)).name
+                    for p in node.points.values():
+                        self.observer(obs.removed(host, node, p, lost=True))
                 self.metrics.points_lost += len(node.points)
                 node.points = {}
                 self.net.points_changed(node)
@@ -663,6 +704,9 @@ class TwoDTreeSystem(System[Item]):
                 parent = self._find_node(node.qattr, node.bits[:-1]) if node.bits else None
                 recs = list(parent.lnrt) if parent is not None and parent.lnrt else []
                 node.lnrt = LeafNodeRoutingTable.rebuilt_from_parent(node.bits, recs)
+                if self.observer is not None:
+                    owner = self._home(self._key(node.qattr, node.bits)).name
+                    self.observer(obs.lnrt(owner, node, ""))
         for node, _ in plans:
             if node.is_leaf:
                 self._check_capacity(self._home(self._key(node.qattr, node.bits)), node)
