@@ -24,11 +24,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pubsub_spec.properties.tla import SPEC, tla_binary, trace_text
+from pubsub_spec.reference.sim.engine import Engine
 
 TlaValue = (
     bool | int | str | frozenset["TlaValue"] | tuple["TlaValue", ...] | Mapping[str, "TlaValue"]
@@ -144,3 +146,58 @@ def validate(
     else:
         detail = f"{status}: {str(result.get('error') or result.get('message') or '')[:300]}"
     return Validation(ok, status, violated, states, detail, trace)
+
+
+def rest_module(
+    name: str,
+    extends: str,
+    variables: Sequence[str],
+    states: Sequence[Mapping[str, TlaValue]],
+    definitions: str = "",
+    wrap: Mapping[str, str] | None = None,
+) -> str:
+    """Like `sequence_module`, but the states still to match are a variable `tvRest` whose head
+    is compared (indexing a literal sequence re-evaluates it at each step in tla-checker, which
+    is quadratic in the run's length; properties/thesis/tree_trace.py). `wrap[v]` turns the
+    recorded field `{}` (e.g. a set of pairs) into the spec's value (e.g. a function)."""
+    rows = ",\n    ".join(tla_literal(s) for s in states)
+    w = wrap or {}
+
+    def eq(prime: str) -> str:
+        return "\n    /\\ ".join(
+            f"{v}{prime} = " + w.get(v, "{}").format(f"r.{v}") for v in variables
+        )
+
+    return f"""---- MODULE {name} ----
+EXTENDS {extends}, Sequences
+VARIABLE tvRest
+{definitions}
+TVStates == <<
+    {rows}
+    >>
+TVIs(r) ==
+    /\\ {eq("")}
+TVIsNext(r) ==
+    /\\ {eq("'")}
+TVInit == tvRest = Tail(TVStates) /\\ Init /\\ TVIs(TVStates[1])
+TVStep == tvRest # <<>> /\\ Next /\\ TVIsNext(Head(tvRest)) /\\ tvRest' = Tail(tvRest)
+TVEnd == tvRest = <<>> /\\ UNCHANGED <<tvRest, {", ".join(variables)}>>
+TVNext == TVStep \\/ TVEnd
+====
+"""
+
+
+T = TypeVar("T")
+
+
+class RecordingEngine(Engine[T]):
+    """An engine that also tells `on_schedule` of every item scheduled (the exporters' view of
+    the messages in flight); it schedules exactly as the engine it replaces."""
+
+    def __init__(self, on_schedule: Callable[[T], None]) -> None:
+        super().__init__()
+        self._on_schedule = on_schedule
+
+    def schedule(self, at: float, item: T) -> None:
+        super().schedule(at, item)
+        self._on_schedule(item)
