@@ -1,0 +1,251 @@
+"""The protocol level of a verdict (conformance/OBSERVATIONS.md, "Verdict levels"): observed runs
+of the built-in systems, the claimed system -> reference built-in map, and the judgement of an
+observed run by the generic rules and its claimed system's rules.
+
+`observed_run(builtin, trace)` runs a built-in variant with an observer that records every
+observation with the `seq` of the op being applied (`reference.sim.run.Driver`; observations
+reported while the run settles after the last op carry the last op's seq, those reported when
+the observer is set carry 0), the same numbering an outside program reports under
+(PROTOCOL.md, "Version 2"). Observing changes nothing in the run (reference/sim/observe.py).
+
+`judge_protocol(run, reference)` applies `generic.RULES`, then `FAMILY_RULES[run.system]`,
+and returns the first deviation (rule, source, observation index, the observation as JSON,
+detail) or `conforms`; no run is `not reported`. `protocol_verdict(impl, trace)` does it all
+for a built-in or an outside program (`cmd:...`), with a shrunk trace for a deviation when
+asked (conformance/shrink.py, re-running the implementation on sub-traces and keeping those on
+which the same rule deviates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pubsub_spec.conformance.protocol_rules import FAMILY_RULES, generic
+from pubsub_spec.conformance.protocol_rules.base import Deviation, Observed, ObservedRun
+from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.sim.observe import Observation
+from pubsub_spec.reference.sim.system import Variant
+
+CONFORMS = "conforms"
+DEVIATES = "deviates"
+NOT_REPORTED = "not reported"
+
+# claimed system -> the built-in variant whose run is the reference for it (the cost envelope)
+REFERENCE: dict[str, str] = {
+    "thesis": "reference",
+    "lbdd": "reference-lbdd",
+}
+REFERENCE |= {
+    name: name
+    for name in ("kyra", "siena", "mcgroups", "octopia-snr", "octopia-idr", "tid", "tam",
+                 "tam-basic")
+}  # fmt: skip
+
+
+def _variants() -> dict[str, tuple[str, Variant]]:
+    """built-in name -> (registered system, variant)."""
+    from pubsub_spec.reference.registry import SYSTEMS
+
+    return {v.builtin: (info.name, v) for info in SYSTEMS.values() for v in info.variants}
+
+
+def claim_of(builtin: str) -> str | None:
+    """The system a built-in claims (OBSERVATIONS.md, "Opting in"): the thesis variants claim
+    `thesis`, except `reference-lbdd` (`lbdd`); every other variant its system's name; the
+    oracles and the optimised variants (not a registry variant) none."""
+    entry = _variants().get(builtin)
+    if entry is None:
+        return None
+    system = entry[0]
+    if system == "thesis":
+        return "lbdd" if builtin == REFERENCE["lbdd"] else "thesis"
+    return system if system in FAMILY_RULES else None
+
+
+def observed_run(builtin: str, trace: Trace) -> ObservedRun:
+    """The built-in variant's run of `trace` with every observation it reports (module doc).
+    ValueError for a built-in that claims no system."""
+    from pubsub_spec.reference.sim.run import Driver
+
+    system_name = claim_of(builtin)
+    if system_name is None:
+        raise ValueError(f"built-in {builtin!r} claims no system (OBSERVATIONS.md)")
+    make = _variants()[builtin][1].make
+    system = make(trace)
+    log: list[Observed] = []
+    seq = 0
+
+    def record(obs: Observation) -> None:
+        log.append(Observed(seq, obs))
+
+    system.observer = record
+    driver = Driver(trace, system)
+    for op in trace.ops:
+        seq = op.seq
+        driver.apply(op)
+    result = driver.finish()
+    return ObservedRun(system_name, trace, tuple(log), tuple(result.deliveries))
+
+
+@dataclass(frozen=True)
+class ProtocolVerdict:
+    """The protocol level of one run: `conforms`, `deviates` (with the first deviation, the
+    offending observation as JSON when there is one, and a shrunk trace when one was asked
+    for) or `not reported`; `system` is the claim judged."""
+
+    status: str
+    system: str = ""
+    deviation: Deviation | None = None
+    observation: dict[str, Any] | None = None
+    shrunk: Trace | None = None
+    reason: str = ""  # why not reported
+
+    @property
+    def rule(self) -> str:
+        return self.deviation.rule if self.deviation is not None else ""
+
+    def label(self) -> str:
+        """The column value: `conforms`, `deviates (rule)` or `not reported`."""
+        return f"{DEVIATES} ({self.rule})" if self.status == DEVIATES else self.status
+
+    def describe(self) -> str:
+        """One line: the label, and for a deviation its summary and offending observation."""
+        if self.deviation is None:
+            return self.label() + (f": {self.reason}" if self.reason else "")
+        import json
+
+        text = f"{DEVIATES}: {self.deviation.summary()}"
+        if self.observation is not None:
+            text += f"; observation {json.dumps(self.observation, separators=(',', ':'))}"
+        if self.shrunk is not None:
+            text += f"; shrunk to {len(self.shrunk.ops)} ops"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"level": "protocol", "verdict": self.status, "label": self.label()}
+        if self.system:
+            out["system"] = self.system
+        if self.reason:
+            out["reason"] = self.reason
+        d = self.deviation
+        if d is not None:
+            out["deviation"] = {"rule": d.rule, "source": d.source, "index": d.index,
+                                "detail": d.detail, "observation": self.observation}  # fmt: skip
+            if self.shrunk is not None:
+                out["shrunk_ops"] = [op.seq for op in self.shrunk.ops]
+        return out
+
+
+def not_reported(reason: str) -> ProtocolVerdict:
+    return ProtocolVerdict(NOT_REPORTED, reason=reason)
+
+
+def judge_protocol(
+    run: ObservedRun | None, reference: ObservedRun | None, too_many: bool = False
+) -> ProtocolVerdict:
+    """The generic rules, then the claimed system's rules, in order; the first deviation is the
+    verdict. `too_many`: the program reported more observations than the limit (the log is
+    cut): `deviates (limits/too-many-observations)`."""
+    if run is None:
+        return not_reported("no claim (a version-1 program or a built-in without a claim)")
+    ref = reference if reference is not None else run
+    if too_many:
+        from pubsub_spec.conformance.protocol import MAX_OBSERVATIONS
+
+        limit = generic.TOO_MANY_OBSERVATIONS
+        many = limit.deviation(None, f"more than {MAX_OBSERVATIONS} observations on one trace")
+        return ProtocolVerdict(DEVIATES, run.system, many)
+    for rule in generic.RULES + FAMILY_RULES.get(run.system, ()):
+        d: Deviation | None
+        try:
+            d = rule.check(run, ref)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            # an outside program's fields the rule cannot read are a deviation of that rule
+            d = rule.deviation(None, f"the observations lack what the rule reads: {e!r}")
+        if d is not None:
+            obs = None
+            if d.index is not None and 0 <= d.index < len(run.log):
+                from pubsub_spec.conformance.protocol import reply_to_json
+
+                obs = reply_to_json(run.log[d.index])
+            return ProtocolVerdict(DEVIATES, run.system, d, obs)
+    return ProtocolVerdict(CONFORMS, run.system)
+
+
+RunObserved = Callable[[Trace], tuple[ObservedRun | None, bool, str]]
+
+
+def _outside_run(
+    command: str, trace: Trace, op_timeout: float
+) -> tuple[ObservedRun | None, bool, str]:
+    from pubsub_spec.conformance.adapter import run_outside
+
+    out = run_outside(command, trace, op_timeout=op_timeout)
+    if out.verdict != "ok":
+        return None, False, f"the run did not complete ({out.verdict})"
+    if out.protocol != 2:
+        return None, False, "a version-1 program (no protocol 2 and system in init_ok)"
+    run = ObservedRun(out.system, trace, tuple(out.observations), tuple(out.deliveries))
+    return run, out.too_many_observations, ""
+
+
+def reference_run(system: str, trace: Trace) -> ObservedRun:
+    """The reference built-in's observed run of `trace` for a claimed system."""
+    return observed_run(REFERENCE[system], trace)
+
+
+def judge_run(
+    run: ObservedRun | None, too_many: bool = False, reason: str = "", is_reference: bool = False
+) -> ProtocolVerdict:
+    """`judge_protocol` against the claimed system's reference run of the same trace
+    (`is_reference`: `run` is that run, a built-in reference judged against itself)."""
+    if run is None:
+        return not_reported(reason)
+    ref = run if is_reference else reference_run(run.system, run.trace)
+    return judge_protocol(run, ref, too_many)
+
+
+def protocol_verdict(
+    impl: str,
+    trace: Trace,
+    shrink_budget: int = 0,
+    op_timeout: float = 5.0,
+    run: RunObserved | None = None,
+) -> ProtocolVerdict:
+    """The protocol level of `impl` (a built-in name or `cmd:...`) on `trace`; with a positive
+    `shrink_budget`, a deviation comes with a shrunk trace on which the same rule deviates.
+    `run` replaces how the implementation is run (tests)."""
+    from pubsub_spec.conformance.impls import is_outside, outside_command
+
+    claim = None if is_outside(impl) else claim_of(impl)
+    is_reference = claim is not None and REFERENCE[claim] == impl
+    if run is None:
+        if is_outside(impl):
+            command = outside_command(impl)
+
+            def run(t: Trace) -> tuple[ObservedRun | None, bool, str]:
+                return _outside_run(command, t, op_timeout)
+        else:
+
+            def run(t: Trace) -> tuple[ObservedRun | None, bool, str]:
+                if claim is None:
+                    return None, False, f"built-in {impl} claims no system"
+                return observed_run(impl, t), False, ""
+
+    got, too_many, reason = run(trace)
+    verdict = judge_run(got, too_many, reason, is_reference)
+    if verdict.status != DEVIATES or shrink_budget <= 0:
+        return verdict
+    from dataclasses import replace
+
+    from pubsub_spec.conformance.shrink import shrink
+
+    rule = verdict.rule
+
+    def still_deviates(t: Trace) -> bool:
+        r, many, why = run(t)
+        return judge_run(r, many, why, is_reference).rule == rule
+
+    return replace(verdict, shrunk=shrink(trace, still_deviates, budget=shrink_budget))
