@@ -281,8 +281,8 @@ class Scribe(Generic[P]):
         nxt = self.ring.next_hop(pid, msg.group)  # a forwarder on the route (Scribe §2.2.1)
         nodes[pid] = GroupState(nxt, {msg.child})
         if self.host.observer is not None:
-            self.host.tree_changed(CHILD_ADDED, pid, msg.group, msg.child)
             self.host.tree_changed(PARENT, pid, msg.group, nxt)
+            self.host.tree_changed(CHILD_ADDED, pid, msg.group, msg.child)
         self.host.send(pid, nxt, ScribeJoin(msg.group, pid, msg.origin, msg.repair))
 
     def _on_leave(self, pid: int, msg: ScribeLeave) -> None:
