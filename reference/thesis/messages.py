@@ -105,6 +105,9 @@ class EventDelivery:
     targets: tuple[tuple[str, tuple[str, ...]], ...]
     published_at: float
     origin: str = ""
+    # the identifier of the leaf that matched (thesis §3.2.1), set only while observations
+    # are reported (reference/thesis/observe.py); not part of the byte-size model
+    leaf: str = ""
 
 
 Message = (

@@ -8,7 +8,9 @@ generator or its event log: it reads messages and tree nodes and returns `Observ
 
 from __future__ import annotations
 
+from pubsub_spec.reference.common.model import Event
 from pubsub_spec.reference.sim.observe import Observation, Value, send, state
+from pubsub_spec.reference.thesis.config import ThesisConfig
 from pubsub_spec.reference.thesis.messages import (
     TYPE_OF,
     EventDelivery,
@@ -92,6 +94,7 @@ def delivery(src: str, to: str, msg: EventDelivery, hops: int, strategy: str) ->
             event=msg.event.id,
             strategy=strategy,
             origin=msg.origin,
+            tree_id=msg.leaf,
             members=members,
             targets=targets,
             hops=hops,
@@ -103,8 +106,30 @@ def delivery(src: str, to: str, msg: EventDelivery, hops: int, strategy: str) ->
         event=msg.event.id,
         strategy=strategy,
         origin=msg.origin,
+        tree_id=msg.leaf,
         targets=targets,
         hops=hops,
+    )
+
+
+def matched(
+    peer: str,
+    node: TreeNode,
+    event: Event,
+    targets: tuple[tuple[str, tuple[str, ...]], ...],
+    config: ThesisConfig,
+) -> Observation:
+    """The leaf `node` matched the event and delivers it to `targets` (thesis §3.4.1, §3.4.3):
+    the root of its delivery tree (`tree_id` = the leaf's identifier)."""
+    return state(
+        "match",
+        peer,
+        event=event.id,
+        tree=node.qattr,
+        bits=node.bits,
+        tree_id=node.ident,
+        strategy=STRATEGY[config.event_delivery],
+        targets=[[s, list(ids)] for s, ids in targets],
     )
 
 

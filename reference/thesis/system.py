@@ -113,6 +113,7 @@ class TwoDTreeSystem(System[Item]):
         self._areas: dict[tuple[str, str], TargetArea] = {}
         self._lbdd_cache: dict[tuple[str, tuple[str, ...]], dict[str, list[str]]] = {}
         self._published_at: dict[str, float] = {}
+        self._matched: TreeNode | None = None  # the leaf matching now (observations only)
         for name in initial_nodes:
             self._add_peer(name, ready=True)
         for s in schemas:
@@ -174,7 +175,9 @@ class TwoDTreeSystem(System[Item]):
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
         """One hop to a known peer (its IP address is known, §3.4.3); with `key` the message is
         still handed to the key's home on arrival (the object may have moved meanwhile)."""
-        if self.observer is not None:
+        if self.observer is not None and not (
+            type(msg) is EventDelivery and self.config.event_delivery == "unicast"
+        ):  # unicast deliveries are reported by `_deliver`, for every substrate alike
             to = self._name_of(dst_pid)
             hops = 0 if dst_pid == src.pid else 1
             self.observer(obs.message(src.name, to, msg, hops, self.config.event_delivery))
@@ -524,6 +527,8 @@ class TwoDTreeSystem(System[Item]):
         """Match the event at the leaf and deliver it (§3.4.1, §3.4.3)."""
         by_subscriber = self._matching(node, event)
         if by_subscriber:
+            if self.observer is not None:
+                self._matched = node  # the leaf whose match `_deliver` reports
             self._deliver(peer, event, by_subscriber)
 
     def _matching(self, node: TreeNode, event: Event) -> dict[str, list[str]]:
@@ -576,15 +581,19 @@ class TwoDTreeSystem(System[Item]):
             ]
         )
         published = self._published_at[event.id]
+        leaf = ""
+        if self.observer is not None and self._matched is not None:
+            leaf = self._matched.ident  # the delivery tree's id
+            self.observer(obs.matched(peer.name, self._matched, event, targets, self.config))
         if self.config.event_delivery == "unicast":  # §3.4.3: directly to each subscriber
             if self.observer is not None:
                 for t in targets:  # as `send_deliveries` sends them: one hop, or none to itself
-                    msg = EventDelivery(event, (t,), published, peer.name)
+                    msg = EventDelivery(event, (t,), published, peer.name, leaf)
                     hops = 0 if t[0] == peer.name else 1
                     self.observer(obs.delivery(peer.name, t[0], msg, hops, "unicast"))
             self.net.send_deliveries(peer, event, targets, published)
         else:
-            self._relay_delivery(peer, EventDelivery(event, targets, published, peer.name))
+            self._relay_delivery(peer, EventDelivery(event, targets, published, peer.name, leaf))
 
     def _relay_delivery(self, peer: Peer, msg: EventDelivery) -> None:
         """Prefix-grouped multicast of the delivery (§3.4.3) or an LBDD tree (Li et al., LBDD)
@@ -604,7 +613,9 @@ class TwoDTreeSystem(System[Item]):
             if s != peer.name:
                 groups[self._first_hop(peer, self.pid_of[s])].append((s, ids))
         for nxt in sorted(groups):
-            part = EventDelivery(msg.event, tuple(groups[nxt]), msg.published_at, msg.origin)
+            part = EventDelivery(
+                msg.event, tuple(groups[nxt]), msg.published_at, msg.origin, msg.leaf
+            )
             self.send_direct(peer, nxt, part)
 
     def _lbdd_tree(self, source: str, members: list[str]) -> dict[str, list[str]]:
