@@ -16,13 +16,18 @@ CONTRACT = SystemContract(
     hypothesis=("pubsub_spec.properties.tam.checks:rows",),
     mutants=("pubsub_spec.properties.tam.mutants",),
     workloads=("pubsub_spec.properties.tam.checks",),  # churn_traces
-    benchmarks=("bench_tam",),
+    benchmarks=("bench_tam", "bench_tam_paper"),
     # the paper's digits are lost: the shapes of its curves (§5)
     figures=(
         FigureSet(
             "Tam §5 (the shapes of its figures)",
             ("messages", "hit-rate", "keys", "rendezvous", "routes"),
             benchmark="bench_tam",
+        ),
+        FigureSet(
+            "Tam §5 claim by claim on the Table 2 workload (T16)",
+            ("H", "L", "S", "Q", "N", "R1", "R2"),
+            benchmark="bench_tam_paper",
         ),
     ),
 )
