@@ -132,8 +132,10 @@ def _covers_domain(zones: Sequence[Zone], attr: Attribute) -> str | None:
         if z.lo != at:
             return f"a gap or an overlap at {at} (next zone {z.text()})"
         last = k == len(parts) - 1
-        if z.closed != last or (not last and z.hi <= z.lo):
-            return f"zone {z.text()} is {'closed' if z.closed else 'open'} at its end"
+        if z.closed and not last:
+            return f"zone {z.text()} is closed but not the last: it meets {parts[k + 1].text()}"
+        if not z.closed and last:
+            return f"the last zone {z.text()} leaves out the domain maximum"
         at = z.hi
     if at != attr.max:
         return f"the zones end at {at}, not at the domain maximum {attr.max}"
@@ -868,8 +870,10 @@ def _mc_membership(run: ObservedRun) -> Found | None:
             continue
         s = ix.subs.get(o.sub or "")
         g = o.fields.get("group")
-        if s is None or o.node != s.subscriber or g not in gr.groups_of(s, mode):
-            return i, f"GroupJoin of {o.sub} from {o.node} to group {g} it does not overlap"
+        if s is None or o.node != s.subscriber:
+            return i, f"GroupJoin of {o.sub} from {o.node}: not from the subscription's server"
+        if g not in gr.groups_of(s, mode):
+            return i, f"GroupJoin of {s.id} to group {g}, which it does not overlap"
         if o.to not in gr.adj.get((s.schema, int(g) if isinstance(g, int) else -1), {}):
             return i, f"GroupJoin of {s.id} to {o.to}, not a member of group {g}"
     for i, s in stored:
