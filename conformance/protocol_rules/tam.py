@@ -385,6 +385,8 @@ def _scan_tam(run: ObservedRun) -> _Found:
     tree_root: dict[tuple[str, int], str] = {}
     received: dict[tuple[str, int], set[str]] = defaultdict(set)
     sent_to: dict[tuple[str, int, str], tuple[int, frozenset[str], set[str]]] = {}
+    # (event, key) -> node given a copy -> (where, its children then)
+    holds: dict[tuple[str, int], dict[str, tuple[int, frozenset[str]]]] = {}
     reached: dict[str, set[str]] = defaultdict(set)  # event -> nodes a copy reached
     names = SENDS[TAM] | STATES[TAM]
     for i, o in enumerate(run.log):
@@ -477,6 +479,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
                 why = chains.hop(ek, event.publisher, obs, i, seq)
                 if why is not None:
                     found.add(R_PUBLISH_ROUTE, i, why)
+                holds[ek] = {to: (i, frozenset(children[(key, to)]))}  # the route's last node
                 continue
             root = tree_root.get(ek)
             if root is None:
@@ -500,6 +503,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
                     R_TREE, i, f"{node} forwards {event.id} on key {key:040x} before receiving it"
                 )
             got.add(to)
+            holds.setdefault(ek, {})[to] = (i, frozenset(children[(key, to)]))
             reached[event.id].add(to)
             snap = sent_to.get((event.id, key, node))
             if snap is None:
@@ -529,6 +533,15 @@ def _scan_tam(run: ObservedRun) -> _Found:
                 f"{node} sent {eid} on key {key:040x} to {sorted(to_set)}, "
                 f"not down every edge of the tree {sorted(kids)}",
             )
+    for (eid, key), given in holds.items():
+        for node, (i, kids) in given.items():
+            if kids and (eid, key, node) not in sent_to:
+                found.add(
+                    R_EDGE,
+                    i,
+                    f"{node} got {eid} on key {key:040x} and sent it down none of the edges "
+                    f"of the tree {sorted(kids)}",
+                )
     # Where each publication arrived: the end of its route, or the publisher itself when it
     # is the key's home (the root delivers to itself as a member).
     for eid, event in ctx.events.items():
