@@ -11,9 +11,12 @@ conformance/OBSERVATIONS.md, section "kyra, siena, mcgroups") and their rules
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from pubsub_spec.conformance.faults import default_traces
@@ -126,7 +129,7 @@ def test_kyra_messages_counted_as_reported() -> None:
 @cache
 def _default_runs() -> list[ObservedRun]:
     runs = []
-    for trace in default_traces(seed=1, count=1, profile="small"):
+    for trace in default_traces(seed=1, count=3, profile="small"):
         for name, info in SYSTEMS.items():
             if _supported(info, trace):
                 _, deliveries, log = _run(info, trace, True)
@@ -137,7 +140,7 @@ def _default_runs() -> list[ObservedRun]:
 def test_builtins_conform_on_the_default_generators() -> None:
     runs = _default_runs()
     assert {r.system for r in runs} == set(SYSTEMS)
-    assert len(runs) >= 3 * 10
+    assert len(runs) >= 3 * 30
     for run in runs:
         for rule in RULES[run.system]:
             dev = rule.check(run, run)
@@ -371,3 +374,73 @@ def test_kyra_flooding_toward_a_non_covering_direction_is_caught() -> None:
     assert dev is not None and dev.rule == "kyra/covering-tree"
     assert "admits" in dev.detail
     assert dev.index == len(run.log)
+
+
+# -- the JSON Schema -------------------------------------------------------------------------
+SCHEMA = Path(__file__).parent.parent / "conformance" / "observations" / "kyra.schema.json"
+
+
+def _validator(system: str) -> jsonschema.Draft202012Validator:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator({**schema, "anyOf": [{"$ref": f"#/$defs/{system}"}]})
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_every_reported_line_fits_the_schema(system: str) -> None:
+    check = _validator(system)
+    run = _observed(system)
+    for o in run.log:
+        line = {"type": "obs", "seq": o.seq, **o.obs.to_json()}
+        errors = list(check.iter_errors(json.loads(json.dumps(line))))
+        assert not errors, (line, errors[0].message)
+
+
+@pytest.mark.parametrize(
+    ("system", "line"),
+    [
+        ("kyra", {"kind": "state", "name": "zone", "node": "n1",
+                  "fields": {"schema": "s", "attr": "a", "zone": [0, 5], "clique": ["n1"]}}),
+        ("kyra", {"kind": "send", "name": "EventRoute", "node": "n1", "to": "n2", "event": "e1"}),
+        ("kyra", {"kind": "send", "name": "Notify", "node": "n1", "to": "n2", "event": "e1",
+                  "fields": {"subs": []}}),
+        ("siena", {"kind": "send", "name": "EventToZone", "node": "n1", "to": "n2", "event": "e"}),
+        ("mcgroups", {"kind": "send", "name": "EventMulticast", "node": "n1", "event": "e1",
+                      "fields": {"group": 0}}),
+        ("mcgroups", {"kind": "state", "name": "group-join", "node": "n1",
+                      "fields": {"schema": "s", "group": -1, "neighbours": []}}),
+    ],
+)  # fmt: skip
+def test_the_schema_rejects_malformed_lines(system: str, line: dict[str, object]) -> None:
+    """A zone without its closedness, a Kyra route without its tree, an empty Notify, a Kyra
+    message under siena, a send without a receiver, a negative group."""
+    assert not _validator(system).is_valid({"type": "obs", "seq": 1, **line})
+
+
+def test_kyra_publisher_reached_again_as_a_relay_is_one_tree() -> None:
+    """Kyra §III: the publisher hands its event to the covering clique member z* (EventToZone),
+    which roots the route tree; the publisher may sit on that tree and relay the event once
+    (an intra-clique hop and a tree hop, not a cycle). The reference does so on the default
+    traces, and kyra/event-tree accepts it while rejecting a second copy to it."""
+    (rule,) = [r for r in RULES["kyra"] if r.id == "kyra/event-tree"]
+    relayed = 0
+    for run in _default_runs():
+        if run.system != "kyra":
+            continue
+        publisher = {
+            op.event.id: op.event.publisher for op in run.trace.ops if isinstance(op, Publish)
+        }
+        hits = [
+            i
+            for i, o in enumerate(run.log)
+            if o.obs.name == "EventRoute" and o.obs.to == publisher[o.obs.event or ""]
+        ]
+        if not hits:
+            continue
+        relayed += 1
+        assert rule.check(run, run) is None
+        i = hits[0]
+        twice = (*run.log[: i + 1], run.log[i], *run.log[i + 1 :])
+        dev = rule.check(dataclasses.replace(run, log=twice), run)
+        assert dev is not None and dev.index == i + 1
+    assert relayed >= 3
