@@ -20,13 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pubsub_spec.conformance.protocol_rules import FAMILY_RULES, generic
 from pubsub_spec.conformance.protocol_rules.base import Deviation, Observed, ObservedRun
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.sim.observe import Observation
 from pubsub_spec.reference.sim.system import Variant
+
+if TYPE_CHECKING:
+    from pubsub_spec.conformance.adapter import AdapterOutcome
 
 CONFORMS = "conforms"
 DEVIATES = "deviates"
@@ -189,6 +192,17 @@ def _outside_run(
         return None, False, "a version-1 program (no protocol 2 and system in init_ok)"
     run = ObservedRun(out.system, trace, tuple(out.observations), tuple(out.deliveries))
     return run, out.too_many_observations, ""
+
+
+def judge_outcome(outcome: AdapterOutcome, trace: Trace) -> ProtocolVerdict:
+    """The protocol level of an outside program's run (conformance/adapter.py) of `trace`."""
+    if outcome.verdict != "ok":
+        return not_reported(f"the run did not complete ({outcome.verdict})")
+    if outcome.protocol != 2:
+        return not_reported("a version-1 program (no protocol 2 and system in init_ok)")
+    run = ObservedRun(outcome.system, trace, tuple(outcome.observations),
+                      tuple(outcome.deliveries))  # fmt: skip
+    return judge_run(run, outcome.too_many_observations)
 
 
 def reference_run(system: str, trace: Trace) -> ObservedRun:

@@ -7,6 +7,10 @@ embedded PNG) of every implementation on every trace set (traces grouped by gene
 4. every failure and other non-passing verdict, naming the missing, duplicate and spurious
    (event, subscription) pairs or the op / output line, with its shrunk trace inline;
 5. all verdicts.
+
+When the protocol level was judged (conformance/OBSERVATIONS.md, "Verdict levels"), the summary
+and the list of all verdicts get a `protocol` column (`conforms`, `deviates (rule)`, `not
+reported`) and a section lists every protocol deviation with its rule, source and observation.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pubsub_spec.conformance.verdict import (
     MAX_SKIPPED_SHARE,
     Verdict,
     overall,
+    overall_protocol,
     skipped_features,
 )
 from pubsub_spec.reference.sim.system import FEATURES
@@ -60,6 +65,37 @@ def summary_rows(
         verdict = overall(vs, subset)
         rows.append((impl, verdict, n["pass"], n["fail"], n["unknown"], n["skipped"], checked))
     return rows
+
+
+def judged_protocol(verdicts: list[Verdict]) -> bool:
+    """Whether the protocol level was judged (then the reports show its column)."""
+    return any(v.protocol for v in verdicts)
+
+
+def protocol_by_impl(verdicts: list[Verdict]) -> dict[str, str]:
+    """implementation -> its protocol level over the set (`verdict.overall_protocol`)."""
+    by_impl: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        by_impl[v.impl].append(v)
+    return {impl: overall_protocol(vs) for impl, vs in by_impl.items()}
+
+
+def _summary_table(
+    verdicts: list[Verdict], subset: frozenset[str] | None
+) -> tuple[list[str], list[tuple[object, ...]]]:
+    """The summary's header and rows, with the protocol column after the verdict when judged."""
+    head = ["implementation", "verdict", "pass", "fail", "unknown", "skipped",
+            "publishes checked"]  # fmt: skip
+    rows: list[tuple[object, ...]] = list(summary_rows(verdicts, subset))
+    if judged_protocol(verdicts):
+        levels = protocol_by_impl(verdicts)
+        head.insert(2, "protocol")
+        rows = [(r[0], r[1], levels.get(str(r[0]), ""), *r[2:]) for r in rows]
+    return head, rows
+
+
+def protocol_deviations(verdicts: list[Verdict]) -> list[Verdict]:
+    return [v for v in verdicts if v.protocol.startswith("deviates")]
 
 
 def feature_rows(verdicts: list[Verdict]) -> list[tuple[str, ...]]:
@@ -197,11 +233,9 @@ def markdown(
 ) -> str:
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
     lines = [f"# {_md(title)}", "", *notes, POLICY_NOTE, ""]  # our Markdown: not escaped
-    lines += [
-        "| implementation | verdict | pass | fail | unknown | skipped | publishes checked |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in summary_rows(verdicts, subset):
+    head, rows = _summary_table(verdicts, subset)
+    lines += ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for row in rows:
         lines.append("| " + " | ".join(_md(x) for x in row) + " |")
     lines += ["", "## Feature coverage: traces skipped for lack of a feature", ""]
     lines.append("| implementation | " + " | ".join(FEATURES) + " |")
@@ -234,10 +268,23 @@ def markdown(
             text = _shrunk_text(out, v) if out is not None else None
             if text is not None:
                 lines += ["", "    ```json", *("    " + t for t in text.splitlines()), "    ```"]
-    lines += ["", "## All verdicts", "", "| implementation | trace | generator | verdict |"]
-    lines.append("|---|---|---|---|")
+    judged = judged_protocol(verdicts)
+    if judged:
+        lines += ["", "## Protocol deviations", ""]
+        deviations = protocol_deviations(verdicts)
+        lines += [
+            f"- **{_md(v.impl)}** on {_code(v.trace_id)} ({_md(v.generator)}): "
+            f"{_md(v.protocol_detail)}"
+            for v in deviations
+        ] or ["None."]
+    lines += ["", "## All verdicts", ""]
+    if judged:
+        lines += ["| implementation | trace | generator | verdict | protocol |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+    else:
+        lines += ["| implementation | trace | generator | verdict |", "|---|---|---|---|"]
     for v in verdicts:
-        words = (v.impl, v.trace_id, v.generator, v.describe())
+        words = (v.impl, v.trace_id, v.generator, v.describe()) + ((v.protocol,) if judged else ())
         lines.append("| " + " | ".join(_md(c) for c in words) + " |")
     return "\n".join(lines) + "\n"
 
@@ -260,9 +307,18 @@ def _html(
 ) -> str:
     e = html.escape
     impls, sets, cells = _impls(verdicts), _sets(verdicts), matrix(verdicts)
+    head_row, rows = _summary_table(verdicts, subset)
     summary = "".join(
-        "<tr>" + "".join(f"<td>{e(str(x))}</td>" for x in row) + "</tr>"
-        for row in summary_rows(verdicts, subset)
+        "<tr>" + "".join(f"<td>{e(str(x))}</td>" for x in row) + "</tr>" for row in rows
+    )
+    summary_head = "".join(f"<th>{e(h)}</th>" for h in head_row)
+    deviations = "".join(
+        f"<li><b>{e(v.impl)}</b> on <code>{e(v.trace_id)}</code>: {e(v.protocol_detail)}</li>"
+        for v in protocol_deviations(verdicts)
+    )
+    protocol_section = (
+        f"<h2>Protocol deviations</h2><ul>{deviations or '<li>None.</li>'}</ul>"
+        if judged_protocol(verdicts) else ""
     )
     coverage = "".join(
         "<tr>" + "".join(f"<td>{e(x)}</td>" for x in row) + "</tr>"
@@ -305,8 +361,7 @@ def _html(
         "img{max-width:100%}</style>"
         f"</head><body><h1>{e(title)}</h1>"
         + "".join(f"<p>{_inline_html(n)}</p>" for n in [*notes, POLICY_NOTE])
-        + "<table><tr><th>implementation</th><th>verdict</th><th>pass</th><th>fail</th>"
-        f"<th>unknown</th><th>skipped</th><th>publishes checked</th></tr>{summary}</table>"
+        + f"<table><tr>{summary_head}</tr>{summary}</table>"
         "<h2>Feature coverage: traces skipped for lack of a feature</h2>"
         f"<table><tr><th>implementation</th>{feature_head}</tr>{coverage}</table>"
         f"<h2>Implementation x trace set</h2><div class='wide'><table class='grid'><tr>"
@@ -315,7 +370,7 @@ def _html(
         f"src='data:image/png;base64,{png}'></p>"
         f"<h2>Rejected traces</h2><ul>{rejected or '<li>None.</li>'}</ul>"
         f"<h2>Non-passing verdicts</h2><ul>{''.join(items) or '<li>None.</li>'}</ul>"
-        "</body></html>\n"
+        f"{protocol_section}</body></html>\n"
     )
 
 

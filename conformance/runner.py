@@ -33,7 +33,7 @@ from pubsub_spec.reference.sim.system import missing_features
 RESULT_SCHEMA = (
     "task INT, impl STRING, trace_id STRING, generator STRING, verdict STRING, checked INT, "
     "expected INT, missing STRING, duplicate STRING, spurious STRING, reason STRING, "
-    "seconds DOUBLE, kind STRING"
+    "seconds DOUBLE, kind STRING, protocol STRING, protocol_detail STRING"
 )
 TASK_SCHEMA = "task INT, impl STRING, trace STRING, expected STRING, source STRING"
 CODE_ZIP = "pubsub_spec_code.zip"
@@ -99,10 +99,42 @@ def run_one(
     op_timeout: float = 5.0,
     total_timeout: float = 120.0,
     limits: Limits | None = None,
+    protocol: bool = False,
 ) -> Verdict:
     """One implementation on one trace; bad input and crashes become verdicts, never escape.
     `limits` (default: the two timeouts and the supervisor's defaults) bound outside programs
-    and built-ins alike."""
+    and built-ins alike. With `protocol`, the verdict also carries the protocol level
+    (conformance/observed.py): an outside program's observations from the same run, a
+    built-in's from an observed run of its claim."""
+    v = _run_one(impl_name, trace_text, expected_text, source, op_timeout, total_timeout,
+                 limits, protocol)  # fmt: skip
+    if protocol and not v.protocol:
+        v = replace(v, protocol="not reported", protocol_detail=f"not reported: {v.verdict}")
+    return v
+
+
+def _protocol_of_builtin(impl_name: str, trace: Trace) -> tuple[str, str]:
+    """(label, detail) of a built-in's protocol level; an error in judging is `not reported`
+    naming it (the delivery level has already been judged)."""
+    from pubsub_spec.conformance.observed import protocol_verdict
+
+    try:
+        pv = protocol_verdict(impl_name, trace)
+    except Exception as e:  # a rule or an observed run that breaks: say so, never crash the run
+        return "not reported", f"not reported: the protocol check failed: {e!r}"
+    return pv.label(), pv.describe()
+
+
+def _run_one(
+    impl_name: str,
+    trace_text: str,
+    expected_text: str | None,
+    source: str,
+    op_timeout: float,
+    total_timeout: float,
+    limits: Limits | None,
+    protocol: bool,
+) -> Verdict:
     from pubsub_spec.conformance.impls import is_outside, outside_command, resolve
     from pubsub_spec.conformance.traceio import parse_trace_lines
 
@@ -132,7 +164,17 @@ def run_one(
                 impl_name, tid, gen, outcome.verdict, reason=outcome.reason, seconds=secs,
                 kind=outcome.kind,
             )  # fmt: skip
-        return judge(impl_name, tid, gen, expected, outcome.deliveries, publishes, secs)
+        v = judge(impl_name, tid, gen, expected, outcome.deliveries, publishes, secs)
+        if not protocol:
+            return v
+        from pubsub_spec.conformance.observed import judge_outcome
+
+        try:
+            pv = judge_outcome(outcome, trace)
+        except Exception as e:  # the reference's run or a rule broke: not the program's fault
+            return replace(v, protocol="not reported",
+                           protocol_detail=f"not reported: the protocol check failed: {e!r}")
+        return replace(v, protocol=pv.label(), protocol_detail=pv.describe())
     impl = resolve(impl_name)
     if impl is None:
         reason = "unknown implementation (see conformance/impls.py)"
@@ -154,7 +196,11 @@ def run_one(
         return Verdict(
             impl_name, tid, gen, verdict, reason=ran.reason, seconds=ran.seconds, kind=kind
         )
-    return judge(impl_name, tid, gen, expected, ran.deliveries, publishes, ran.seconds)
+    v = judge(impl_name, tid, gen, expected, ran.deliveries, publishes, ran.seconds)
+    if not protocol:
+        return v
+    label, detail = _protocol_of_builtin(impl_name, trace)
+    return replace(v, protocol=label, protocol_detail=detail)
 
 
 def _declared_id(text: str, source: str) -> str:
@@ -177,8 +223,9 @@ def expected_source(trace_source: str) -> str:
     )
 
 
-def _run_task(t: Task, op_timeout: float, total_timeout: float) -> Verdict:
-    return run_one(t.impl, t.trace, t.expected, t.source, op_timeout, total_timeout)
+def _run_task(t: Task, op_timeout: float, total_timeout: float, protocol: bool = False) -> Verdict:
+    return run_one(t.impl, t.trace, t.expected, t.source, op_timeout, total_timeout,
+                   protocol=protocol)  # fmt: skip
 
 
 # --- Spark -------------------------------------------------------------------------------------
@@ -207,6 +254,8 @@ def _to_row(task: int, v: Verdict) -> dict[str, Any]:
         "reason": v.reason,
         "seconds": v.seconds,
         "kind": v.kind,
+        "protocol": v.protocol,
+        "protocol_detail": v.protocol_detail,
     }
 
 
@@ -224,10 +273,14 @@ def _from_row(r: Any) -> Verdict:
         r["reason"],
         float(r["seconds"]),
         kind=r["kind"],
+        protocol=r["protocol"] or "",
+        protocol_detail=r["protocol_detail"] or "",
     )
 
 
-def _run_batches(batches: Iterator[Any], op_timeout: float, total_timeout: float) -> Iterator[Any]:
+def _run_batches(
+    batches: Iterator[Any], op_timeout: float, total_timeout: float, protocol: bool = False
+) -> Iterator[Any]:
     """mapInPandas body, on the executors: each row is a Task."""
     import pandas as pd
 
@@ -237,7 +290,7 @@ def _run_batches(batches: Iterator[Any], op_timeout: float, total_timeout: float
         for r in pdf.itertuples(index=False):
             expected = None if pd.isna(r.expected) else str(r.expected)
             task = Task(int(r.task), str(r.impl), str(r.trace), expected, str(r.source))
-            rows.append(_to_row(task.task, _run_task(task, op_timeout, total_timeout)))
+            rows.append(_to_row(task.task, _run_task(task, op_timeout, total_timeout, protocol)))
         yield pd.DataFrame(rows, columns=columns)
 
 
@@ -253,14 +306,16 @@ def ship_project_code(spark: Any) -> None:
 
 
 def _run_on_spark(
-    tasks: Sequence[Task], spark: Any, op_timeout: float, total_timeout: float
+    tasks: Sequence[Task], spark: Any, op_timeout: float, total_timeout: float,
+    protocol: bool = False,
 ) -> list[Verdict]:
     if not tasks:
         return []
     ship_project_code(spark)
     rows = [(t.task, t.impl, t.trace, t.expected, t.source) for t in tasks]
     df = spark.createDataFrame(rows, TASK_SCHEMA).repartition(max(1, min(len(rows), 8)), "task")
-    body = functools.partial(_run_batches, op_timeout=op_timeout, total_timeout=total_timeout)
+    body = functools.partial(_run_batches, op_timeout=op_timeout, total_timeout=total_timeout,
+                             protocol=protocol)  # fmt: skip
     results = {int(r["task"]): _from_row(r) for r in df.mapInPandas(body, RESULT_SCHEMA).collect()}
     return [results[t.task] for t in tasks]
 
@@ -274,16 +329,17 @@ def _run_tasks(
     op_timeout: float,
     total_timeout: float,
     progress: Progress | None,
+    protocol: bool = False,
 ) -> list[Verdict]:
     if spark is not None:
-        verdicts = _run_on_spark(tasks, spark, op_timeout, total_timeout)
+        verdicts = _run_on_spark(tasks, spark, op_timeout, total_timeout, protocol)
         if progress:
             for i, v in enumerate(verdicts):
                 progress(i + 1, len(tasks), v)
         return verdicts
     verdicts = []
     for i, t in enumerate(tasks):
-        verdicts.append(_run_task(t, op_timeout, total_timeout))
+        verdicts.append(_run_task(t, op_timeout, total_timeout, protocol))
         if progress:
             progress(i + 1, len(tasks), verdicts[-1])
     return verdicts
@@ -296,10 +352,12 @@ def run_traces(
     op_timeout: float = 5.0,
     total_timeout: float = 120.0,
     progress: Progress | None = None,
+    protocol: bool = False,
 ) -> list[Verdict]:
     """Every implementation on every trace file `X.ndjson`, against `X.expected.ndjson` (or
     the Python oracle when there is none). Sequential without `spark`; with it, one Spark task
-    row per implementation x trace, run by mapInPandas on the executors."""
+    row per implementation x trace, run by mapInPandas on the executors. `protocol`: judge the
+    protocol level too (`Verdict.protocol`)."""
     unreadable: dict[str, str] = {}
     texts: list[tuple[str, str | None, str]] = []
     seen: dict[str, str] = {}
@@ -323,7 +381,7 @@ def run_traces(
     done = dict(
         zip(
             (t.task for t in runnable),
-            _run_tasks(runnable, spark, op_timeout, total_timeout, progress),
+            _run_tasks(runnable, spark, op_timeout, total_timeout, progress, protocol),
             strict=True,
         )
     )
@@ -343,6 +401,7 @@ def run_trace_list(
     op_timeout: float = 5.0,
     total_timeout: float = 120.0,
     progress: Progress | None = None,
+    protocol: bool = False,
 ) -> list[Verdict]:
     """Every implementation on in-memory traces, against the Python oracle."""
     from pubsub_spec.conformance.traceio import trace_to_lines
@@ -354,7 +413,7 @@ def run_trace_list(
             (impl, tt) for impl in impls for tt in zip(traces, texts, strict=True)
         )
     ]
-    return _run_tasks(tasks, spark, op_timeout, total_timeout, progress)
+    return _run_tasks(tasks, spark, op_timeout, total_timeout, progress, protocol)
 
 
 # --- shrinking ---------------------------------------------------------------------------------

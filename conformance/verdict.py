@@ -1,5 +1,9 @@
 """Verdicts (docs/design.md#conformance): pass / fail / unknown / skipped(reason). A fail names the
-missing, duplicate and spurious (event, subscription) pairs; a run that checked nothing fails."""
+missing, duplicate and spurious (event, subscription) pairs; a run that checked nothing fails.
+
+That is the delivery level. The protocol level (conformance/OBSERVATIONS.md, "Verdict levels";
+conformance/observed.py) rides along in `Verdict.protocol` when it was asked for: `conforms`,
+`deviates (rule)` or `not reported`; `overall_protocol` is an implementation's over a set."""
 
 from __future__ import annotations
 
@@ -30,6 +34,10 @@ class Verdict:
     # output than the limits allow) | resource (unknown: a built-in hit a memory limit)
     # ("" for a pass)
     kind: str = ""
+    # the protocol level: "" (not judged), "conforms", "deviates (rule)" or "not reported",
+    # and its one-line detail (the rule's source, the offending observation, ...)
+    protocol: str = ""
+    protocol_detail: str = ""
 
     def describe(self) -> str:
         if self.verdict == "pass":
@@ -127,3 +135,22 @@ def overall(verdicts: list[Verdict], subset: frozenset[str] | None = None) -> st
     if lacking & CORE_FEATURES or len(skips) > MAX_SKIPPED_SHARE * len(verdicts):
         return "incomplete"
     return "pass"
+
+
+def overall_protocol(verdicts: list[Verdict]) -> str:
+    """One implementation's protocol level over a trace set: "" when none was judged; else the
+    first `deviates (rule)`; else `not reported` if any trace that ran was not reported (a
+    version-1 program, a built-in without a claim, a run that did not complete); else
+    `conforms`. Traces skipped at the delivery level are left out."""
+    judged = [v for v in verdicts if v.protocol]
+    if not judged:
+        return ""
+    ran = [v for v in judged if v.verdict != "skipped"]
+    if not ran:
+        return "not reported"
+    for v in ran:
+        if v.protocol.startswith("deviates"):
+            return v.protocol
+    if any(v.protocol != "conforms" for v in ran):
+        return "not reported"
+    return "conforms"

@@ -346,15 +346,23 @@ def _conform_scale(
     return code
 
 
-def verdict_case(v: Verdict, suite: str, base: Path | None = None) -> Case:
+def verdict_case(
+    v: Verdict, suite: str, base: Path | None = None, level: str = "delivery"
+) -> Case:
     """One JUnit testcase per implementation x trace: a fail is a failure, an unknown (timeout,
-    indefinite error) an error, a skip skipped, each with its reason."""
+    indefinite error) an error, a skip skipped, each with its reason. The protocol level, when
+    judged, is in the text; with `level` protocol, a passing trace whose protocol level is not
+    `conforms` is a failure too."""
     outcomes: dict[str, Outcome] = {"pass": "passed", "fail": "failed", "unknown": "error"}
     outcome = outcomes.get(v.verdict, "skipped")
     text = v.describe()
+    if v.protocol:
+        text += f"\nprotocol: {v.protocol_detail or v.protocol}"
     if base is not None and "shrunk" in v.extra:
         text += f"\nsmallest failing trace: {base / v.extra['shrunk']}"
     message = "" if v.verdict == "pass" else v.describe()
+    if level == "protocol" and outcome == "passed" and v.protocol != "conforms":
+        outcome, message = "failed", f"protocol: {v.protocol_detail or v.protocol or 'not judged'}"
     return Case(suite, v.impl, v.trace_id, v.seconds, outcome, message, text)
 
 
@@ -363,11 +371,17 @@ def verdicts_json(
 ) -> dict[str, object]:
     from dataclasses import asdict
 
-    summary = [
+    from pubsub_spec.conformance.report import judged_protocol, protocol_by_impl
+
+    summary: list[dict[str, object]] = [
         {"implementation": impl, "verdict": verdict, "pass": p, "fail": f, "unknown": u,
          "skipped": s, "checked": c}
         for impl, verdict, p, f, u, s, c in summary_rows(verdicts, features)
     ]  # fmt: skip
+    if judged_protocol(verdicts):  # the protocol level (conformance/OBSERVATIONS.md)
+        levels = protocol_by_impl(verdicts)
+        for row in summary:
+            row["protocol"] = levels.get(str(row["implementation"]), "")
     return {"implementations": summary, "verdicts": [asdict(v) for v in verdicts]}
 
 

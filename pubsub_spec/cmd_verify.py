@@ -7,6 +7,10 @@ Prints one line per trace and a summary; `--report DIR` also writes report.md / 
 (docs/implementers.md, docs/ci.md). Exit status (docs/ci.md): 0 when the implementation
 passes, 1 when it fails, is unknown or checked nothing, 2 on a usage error (an unknown built-in,
 a missing file).
+
+`--level protocol` also judges how the implementation disseminates (conformance/OBSERVATIONS.md):
+each trace gets a protocol verdict (`conforms`, `deviates (rule)`, `not reported`), and the exit
+status is 1 unless the delivery level passes and the protocol level conforms.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pubsub_spec.conformance.run_vectors import (
     unpacked_release,
 )
 from pubsub_spec.conformance.runner import run_traces
-from pubsub_spec.conformance.verdict import Verdict, overall
+from pubsub_spec.conformance.verdict import Verdict, overall, overall_protocol
 from pubsub_spec.outputs import OutputProblem, check_outputs, locked
 
 
@@ -67,10 +71,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_features(p)
     p.add_argument(
+        "--level", choices=LEVELS, default="delivery",
+        help="delivery: what is delivered (default); protocol: also how it is disseminated, "
+        "from the observations of protocol version 2 (conformance/OBSERVATIONS.md); a "
+        "deviation or a program that reports none fails (exit 1)",
+    )  # fmt: skip
+    p.add_argument(
         "targets", nargs="*", metavar="DIR_OR_FILE", default=[str(VECTORS)],
         help="vector directories, trace files or release tarballs (default: the committed "
         "corpus)",
     )  # fmt: skip
+
+
+LEVELS = ("delivery", "protocol")
 
 
 def _builtin_name(text: str) -> str:
@@ -115,6 +128,8 @@ def _run(a: argparse.Namespace, targets: list[Path]) -> int:
     impl = outside(a.impl) if a.impl else (a.builtin or "reference")
     verdicts, stopped, total = _verdicts(impl, targets, a)
     verdict = overall(verdicts, a.features)
+    level = getattr(a, "level", "delivery")
+    protocol = overall_protocol(verdicts) if level == "protocol" else ""
     passed = sum(v.verdict == "pass" for v in verdicts)
     rejected = [v for v in verdicts if v.kind in ("bad-trace", "bad-expected")]
     for v in rejected:  # the reasons on the console too, not only in --json/--report
@@ -122,6 +137,7 @@ def _run(a: argparse.Namespace, targets: list[Path]) -> int:
     print(
         f"{impl}: {verdict} ({passed}/{len(verdicts)} traces pass, {len(rejected)} rejected, "
         f"{sum(v.checked for v in verdicts)} publishes checked)"
+        + (f"; protocol: {protocol}" if protocol else "")
     )
     notes = [f"Vectors: {', '.join(a.targets)}; implementation `{impl}`."]
     if stopped is not None:
@@ -135,18 +151,19 @@ def _run(a: argparse.Namespace, targets: list[Path]) -> int:
         title = "Conformance vectors" + (" (interrupted)" if stopped else "")
         written = write_report(Path(a.report), verdicts, title, notes, a.features)
         print(f"report: {written}")
-    code = 0 if verdict == "pass" else 1
+    code = 0 if verdict == "pass" and (level != "protocol" or protocol == "conforms") else 1
     if stopped is not None:
         code = stopped.exit_code
     if a.json or a.junit:
         from pubsub_spec.cmd_conform import verdict_case, verdicts_json
 
         if a.json:
-            body = {"targets": a.targets, **verdicts_json(verdicts, a.features)}
+            body = {"targets": a.targets, "level": level,
+                    **verdicts_json(verdicts, a.features)}  # fmt: skip
             body["interrupted"] = stopped.name if stopped else None
             write_json(a.json, "verify", code, body)
         if a.junit:
-            cases = [verdict_case(v, "vectors") for v in verdicts]
+            cases = [verdict_case(v, "vectors", level=level) for v in verdicts]
             write_junit(a.junit, "pubsub-spec verify", cases)
     return code
 
@@ -162,11 +179,14 @@ def _verdicts(
 
     def show(n: int, of: int, v: Verdict) -> None:
         done.append(v)
-        print(f"[{n:>3}/{of}] {v.trace_id:<32} {v.describe()}", flush=True)
+        level = f"; protocol: {v.protocol_detail}" if v.protocol else ""
+        print(f"[{n:>3}/{of}] {v.trace_id:<32} {v.describe()}{level}", flush=True)
 
+    protocol = getattr(a, "level", "delivery") == "protocol"
     try:
         with interruptible():
-            ran = run_traces([impl], paths, None, a.op_timeout, a.total_timeout, progress=show)
+            ran = run_traces([impl], paths, None, a.op_timeout, a.total_timeout, progress=show,
+                             protocol=protocol)  # fmt: skip
     except Interrupted as stop:
         return index + done, stop, total
     return index + ran, None, total
