@@ -174,7 +174,7 @@ def test_depth_bounds() -> None:
     assert depth_bound("tid", scot) is None
     for name in ("octopia-snr", "octopia-idr"):
         run = run_of(name, "uniform", forced=name == "octopia-idr")
-        hops = [ob.obs.fields["hops"] for ob in run.log if ob.obs.name == "Notification"]
+        hops = [ob.obs.fields["depth"] for ob in run.log if ob.obs.name == "Notification"]
         bound = depth_bound(name, scot)
         assert bound is not None and hops and max(hops) <= bound
 
@@ -302,7 +302,7 @@ def m_stray_notification(run: ObservedRun) -> Log:
 def m_hops(run: ObservedRun) -> Log:
     log = list(run.log)
     i = _first(log, lambda o: o.name == "Notification")
-    log[i] = _edit(log[i], fields={"hops": 7})
+    log[i] = _edit(log[i], fields={"depth": 7})
     return log
 
 

@@ -199,11 +199,11 @@ class _Replay:
         self.hops[(eid, to)] = h
         if hops is not None and hops != h:
             self.flag(
-                self.prefix + "/depth", i, f"{eid} reaches {to} after {h} hops, reported {hops}"
+                self.prefix + "/depth", i, f"{eid} reaches {to} at depth {h}, reported {hops}"
             )
         bound = depth_bound(self.run.system, self.scot)
         if bound is not None and h > bound:
-            self.flag(self.prefix + "/depth", i, f"{eid} reaches {to} after {h} hops > {bound}")
+            self.flag(self.prefix + "/depth", i, f"{eid} reaches {to} at depth {h} > {bound}")
         return True
 
     @property
@@ -412,7 +412,7 @@ def _octopia(run: ObservedRun) -> Found:
                     continue
                 sender = r.got[eid].get(o.node)
                 if not r.tree_send(
-                    "octopia/notification-tree", i, eid, o.node, o.to, f.get("hops")
+                    "octopia/notification-tree", i, eid, o.node, o.to, f.get("depth")
                 ):
                     continue
                 raw = f.get("civ", [])
@@ -758,7 +758,7 @@ def _tid(run: ObservedRun) -> Found:
                 if not r.got[eid] and r.start_event("tid/notification-tree", i, eid) is None:
                     continue
                 sender = r.got[eid].get(o.node)
-                if not r.tree_send("tid/notification-tree", i, eid, o.node, o.to, f.get("hops")):
+                if not r.tree_send("tid/notification-tree", i, eid, o.node, o.to, f.get("depth")):
                     continue
                 ok = o.to != sender and any(
                     t == tid and last == o.to and r.matches(s, eid)

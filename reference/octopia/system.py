@@ -179,7 +179,14 @@ class BrokerNetwork(System[Arrival]):
             hops = self._hops.get((msg.event.id, src), 0) + 1
             self._hops[(msg.event.id, dst)] = hops
             obs = send(
-                kind, a, b, event=msg.event.id, civ=list(bits(msg.civ)), link=link, hops=hops, **tid
+                kind,
+                a,
+                b,
+                event=msg.event.id,
+                civ=list(bits(msg.civ)),
+                link=link,
+                depth=hops,
+                **tid,
             )
         self.observe(obs)
 
