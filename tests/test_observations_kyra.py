@@ -21,8 +21,10 @@ import pytest
 
 from pubsub_spec.conformance.faults import default_traces
 from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.observed import judge_protocol, observed_run
 from pubsub_spec.conformance.protocol_rules.base import Observed, ObservedRun
 from pubsub_spec.conformance.protocol_rules.kyra import DISSEMINATION, RULES, STATES, SUBSCRIPTION
+from pubsub_spec.conformance.traceio import read_trace
 from pubsub_spec.reference.common.matching import matches
 from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace
 from pubsub_spec.reference.common.oracle import Delivery
@@ -444,3 +446,30 @@ def test_kyra_publisher_reached_again_as_a_relay_is_one_tree() -> None:
         dev = rule.check(dataclasses.replace(run, log=twice), run)
         assert dev is not None and dev.index == i + 1
     assert relayed >= 3
+
+
+# -- the whole protocol level (generic rules, then the family's) -----------------------------
+VECTORS = Path(__file__).parent.parent / "conformance" / "vectors"
+
+
+def _protocol_level(traces: Sequence[Trace]) -> int:
+    judged = 0
+    for trace in traces:
+        for name, info in SYSTEMS.items():
+            if not _supported(info, trace):
+                continue
+            run = observed_run(name, trace)
+            verdict = judge_protocol(run, run)
+            assert verdict.status == "conforms", f"{name} {trace.trace_id}: {verdict.describe()}"
+            judged += 1
+    return judged
+
+
+def test_builtins_conform_at_the_protocol_level_on_the_default_set() -> None:
+    assert _protocol_level(default_traces(seed=1, count=1, profile="small")) >= 30
+
+
+def test_builtins_conform_at_the_protocol_level_on_the_committed_vectors() -> None:
+    paths = sorted(p for p in VECTORS.glob("*.ndjson") if not p.name.endswith(".expected.ndjson"))
+    assert len(paths) >= 20
+    assert _protocol_level([read_trace(p) for p in paths]) >= 20

@@ -37,11 +37,11 @@ from pubsub_spec.reference.sim.observe import Observation
 
 KYRA = "Cao & Singh, Kyra, INFOCOM 2004"
 
-# the message types that forward an event (for the generic per-event rules) and those that
-# install or remove a subscription; `Notify` (K-D5) is the last leg to an original server, not a
-# forwarding step
+# the message types that carry an event (the cost envelope charges them to the publishes;
+# `Notify`, K-D5, is the last leg to an original server) and those that install or remove a
+# subscription. Kyra's per-event tree is EventToZone + EventRoute only (`_kyra_event_tree`).
 DISSEMINATION: dict[str, frozenset[str]] = {
-    "kyra": frozenset({"EventToZone", "EventRoute"}),
+    "kyra": frozenset({"EventToZone", "EventRoute", "Notify"}),
     "siena": frozenset({"EventRoute"}),
     "mcgroups": frozenset({"EventToGroup", "EventMulticast"}),
 }
