@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.overlay import scribe
 from pubsub_spec.reference.sim.observe import SEND, STATE, Observation
 from pubsub_spec.reference.sim.run import run_trace
-from pubsub_spec.reference.sim.system import missing_features
+from pubsub_spec.reference.sim.system import System, missing_features
 from pubsub_spec.reference.tam import system as tam_system
 from pubsub_spec.reference.tam.info import TAM, TAM_BASIC
 
@@ -43,13 +44,13 @@ def test_reporting_changes_no_run(builtin: str) -> None:
     for t in _covered(builtin, traces):
         log: list[Observation] = []
 
-        def observed(trace: Trace, log: list[Observation] = log) -> object:
+        def observed(trace: Trace, log: list[Observation] = log) -> System[Any]:
             system = MAKE[builtin](trace)
             system.observer = log.append
             return system
 
         plain = run_trace(t, MAKE[builtin])
-        seen = run_trace(t, observed)  # type: ignore[arg-type]
+        seen = run_trace(t, observed)
         assert seen.event_log_hash == plain.event_log_hash
         assert seen.deliveries == plain.deliveries
         assert seen.metrics.sends == plain.metrics.sends
@@ -251,3 +252,31 @@ def test_each_rule_rejects_its_mutant(builtin: str, rid: str) -> None:
     assert d.source.startswith(("Tam, Azimi, Jacobsen", "Scribe"))
     if d.index is not None:
         assert 0 <= d.index < len(bad.log)
+
+
+def test_reported_lines_follow_the_json_schema() -> None:
+    """Every line the built-ins report validates against conformance/observations/
+    tam.schema.json (churn included: repairs, handovers, transfers); a key that is not 40 hex
+    digits, or a state with a receiver, does not."""
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    text = (resources.files("pubsub_spec") / "conformance/observations/tam.schema.json").read_text()
+    validator = jsonschema.Draft202012Validator(json.loads(text))
+    names: set[str] = set()
+    for builtin in ("tam", "tam-all", "tam-basic"):
+        for g in ("churn", "uniform"):
+            run = observed_run(builtin, GENERATORS[g](1, 0, "small"))
+            for o in run.log:
+                line = {"type": "obs", "seq": o.seq, **o.obs.to_json()}
+                errors = list(validator.iter_errors(line))
+                assert not errors, (line, errors[0].message)
+                names.add(o.obs.name)
+    assert {"ScribeJoin", "ScribeMulticast", "TamNotify", "tam-store", "scribe-left"} <= names
+    good = {"type": "obs", "seq": 3, "kind": "send", "name": "ScribePublish", "node": "n1",
+            "to": "n2", "event": "e1", "fields": {"key": "ab" * 20}}  # fmt: skip
+    assert validator.is_valid(good)
+    assert not validator.is_valid({**good, "fields": {"key": "AB" * 20}})
+    assert not validator.is_valid({**good, "kind": "state", "name": "scribe-root"})
