@@ -1,6 +1,8 @@
 """Trace-validation rows of `pubsub-spec check`: runs of the reference exported as
 abstract states and validated by tla-checker against the specs (properties/tracecheck.py), and
-one mutant per spec that the delivery oracle alone does not catch but validation does.
+one mutant per spec that the delivery oracle alone does not catch but validation does: the
+thesis (CutoffRemap, TwoDTree), LBDD, Kyra (KyraRouting), OctopiA (ScotRouting) and Tam's
+Scribe trees (Scribe).
 
 Bounded by counts (seeds, runs), never by time: every workload is a deterministic function of
 its seed."""
@@ -33,6 +35,7 @@ from pubsub_spec.properties.thesis.tree_trace import (
     tree_trace,
     validate_tree,
 )
+from pubsub_spec.properties.tracecheck import Validation
 from pubsub_spec.reference.common.ops import Trace
 
 CHECKER = "TLA+ trace"
@@ -208,11 +211,188 @@ def lbdd_rows(examples: int = 0, runs: int = 30) -> list[CheckResult]:
     return _lbdd_rows(runs)
 
 
+def _label(model: str) -> str:
+    """The invariant label of a model in spec/manifest.json (the rows share it)."""
+    from pubsub_spec.properties.tla import load_manifest
+
+    return next(m.invariant for m in load_manifest() if m.name == model)
+
+
+def _runs_row(
+    label: str, name: str, runs: Callable[[], list[tuple[str, Validation | None]]], spec: str
+) -> CheckResult:
+    """One validation row over the verdicts `runs()` gives, each named by where it comes
+    from (None: a run outside the map): every mapped run must validate."""
+    start = time.monotonic()
+    verdicts = runs()
+    mapped = [(w, v) for w, v in verdicts if v is not None]
+    states = sum(v.states for _, v in mapped)
+    bad = next(((w, v) for w, v in mapped if not v.ok), None)
+    ok = bad is None and bool(mapped)
+    if bad is not None:
+        detail = f"{bad[0]}: {bad[1].detail}\n{bad[1].trace}"
+    elif mapped:
+        detail = (
+            f"{len(mapped)} of {len(verdicts)} runs ({states} recorded states) are {spec}"
+            " behaviours"
+        )
+    else:
+        detail = "nothing mapped: the check proved nothing"
+    return CheckResult(
+        label, CHECKER, name, len(verdicts), "runs", time.monotonic() - start, ok, detail
+    )
+
+
+def _mutant_row(
+    label: str,
+    name: str,
+    wheres: list[str],
+    verdicts: Callable[[str], list[Validation | None]],
+    oracle: Callable[[str], bool],
+) -> CheckResult:
+    """A mutant's row: rejected by validation on some run (tried in the order of `wheres`)
+    while the oracle agrees with the mutant's deliveries."""
+    start = time.monotonic()
+    ok, detail = False, "NOT rejected: validation has no teeth"
+    for where in wheres:
+        hit = next((v for v in verdicts(where) if v is not None and not v.ok), None)
+        if hit is not None:
+            agree = oracle(where)
+            ok = agree
+            detail = f"rejected on {where} ({hit.detail}); the oracle " + (
+                "agrees with the run (only validation sees the slip)" if agree else "disagrees too"
+            )
+            break
+    secs = time.monotonic() - start
+    return CheckResult(label, CHECKER, name, len(wheres), "traces", secs, ok, detail)
+
+
+def kyra_rows(examples: int = 0, seeds: int = 10) -> list[CheckResult]:
+    """KyraRouting on small generated Kyra runs (events racing subscriptions' propagation),
+    and the flood-tree mutant. Bounded by `seeds` (`examples` is not used)."""
+    from pubsub_spec.properties.kyra.trace_export import (
+        FloodTreeKyra,
+        kyra_trace,
+        oracle_agrees_kyra,
+        record_kyra_run,
+        validate_kyra,
+    )
+
+    label = _label("MCKyraRouting")
+    traces = {f"tv-kyra seed {s}": kyra_trace(s) for s in range(seeds)}
+
+    def runs() -> list[tuple[str, Validation | None]]:
+        return [(w, validate_kyra(record_kyra_run(t))) for w, t in traces.items()]
+
+    def mutant(where: str) -> list[Validation | None]:
+        return [validate_kyra(record_kyra_run(traces[where], FloodTreeKyra))]
+
+    return [
+        _runs_row(label, "KyraRouting: generated runs", runs, "KyraRouting.tla"),
+        _mutant_row(
+            label,
+            "mutant flood-tree (cost-only slip)",
+            list(traces),
+            mutant,
+            lambda w: oracle_agrees_kyra(traces[w], FloodTreeKyra),
+        ),
+    ]
+
+
+def _octopia_rows(routing: str, seeds: int, label: str) -> list[CheckResult]:
+    from pubsub_spec.properties.octopia.trace_export import (
+        StcToAllScot,
+        oracle_agrees_scot,
+        record_scot_runs,
+        scot_trace,
+        validate_scot,
+    )
+
+    traces = {f"tv-scot-{routing} seed {s}": scot_trace(s, routing) for s in range(seeds)}
+
+    def runs() -> list[tuple[str, Validation | None]]:
+        return [
+            (f"{w} {r.event}", validate_scot(r))
+            for w, t in traces.items()
+            for r in record_scot_runs(t, routing)
+        ]
+
+    def mutant(where: str) -> list[Validation | None]:
+        return [validate_scot(r) for r in record_scot_runs(traces[where], routing, StcToAllScot)]
+
+    mode = routing.upper()
+    return [
+        _runs_row(label, f"ScotRouting: {mode} publications", runs, "ScotRouting.tla"),
+        _mutant_row(
+            label,
+            f"mutant stc-to-all, {mode} (cost-only slip)",
+            list(traces),
+            mutant,
+            lambda w: oracle_agrees_scot(traces[w], routing, StcToAllScot),
+        ),
+    ]
+
+
+def octopia_rows(examples: int = 0, seeds: int = 8) -> list[CheckResult]:
+    """ScotRouting on the publications of small generated SNR and IDR runs (one run per
+    publication), and the STC-to-all mutant. Bounded by `seeds` (`examples` is not used)."""
+    label = _label("MCScotRoutingSnr")
+    return _octopia_rows("snr", seeds, label) + _octopia_rows("idr", seeds, label)
+
+
+def tam_rows(examples: int = 0, seeds: int = 6) -> list[CheckResult]:
+    """Scribe on every group of small generated Tam runs (one run per group with a member),
+    and the non-stop-join mutant. Bounded by `seeds` (`examples` is not used)."""
+    from pubsub_spec.properties.tam.trace_export import (
+        NonStopJoinTam,
+        oracle_agrees_tam,
+        record_tam_runs,
+        tam_trace,
+        validate_scribe,
+    )
+
+    label = _label("MCScribe")
+    traces = {f"tv-tam seed {s}": tam_trace(s) for s in range(seeds)}
+
+    def runs() -> list[tuple[str, Validation | None]]:
+        return [
+            (f"{w} group {r.group:x}", validate_scribe(r))
+            for w, t in traces.items()
+            for r in record_tam_runs(t)
+        ]
+
+    def mutant(where: str) -> list[Validation | None]:
+        return [validate_scribe(r) for r in record_tam_runs(traces[where], NonStopJoinTam)]
+
+    return [
+        _runs_row(label, "Scribe: the groups of generated Tam runs", runs, "Scribe.tla"),
+        _mutant_row(
+            label,
+            "mutant non-stop-join (cost-only slip)",
+            list(traces),
+            mutant,
+            lambda w: oracle_agrees_tam(traces[w], NonStopJoinTam),
+        ),
+    ]
+
+
 def run_trace_validation_checks(
-    race_seeds: int = 3, conformance_seeds: int = 3, lbdd_runs: int = 30, tree_seeds: int = 4
+    race_seeds: int = 3,
+    conformance_seeds: int = 3,
+    lbdd_runs: int = 30,
+    tree_seeds: int = 4,
+    family_seeds: int | None = None,
 ) -> list[CheckResult]:
-    """Every row: the thesis system's, then LBDD's."""
-    return thesis_rows(0, race_seeds, conformance_seeds, tree_seeds) + lbdd_rows(0, lbdd_runs)
+    """Every row: the thesis system's, LBDD's, then Kyra's, OctopiA's and Tam's (each with
+    `family_seeds` seeds when given, else its own default)."""
+    extra = {} if family_seeds is None else {"seeds": family_seeds}
+    return (
+        thesis_rows(0, race_seeds, conformance_seeds, tree_seeds)
+        + lbdd_rows(0, lbdd_runs)
+        + kyra_rows(0, **extra)
+        + octopia_rows(0, **extra)
+        + tam_rows(0, **extra)
+    )
 
 
 __all__ = ["TraceValidatedSystem", "run_trace_validation_checks"]

@@ -12,13 +12,17 @@ CONTRACT = SystemContract(
     "Publish-Subscribe Service Networks, INFOCOM 2004",
     systems=("kyra", "siena", "mcgroups"),
     tla_models=("MCKyraRouting*",),
-    abstraction_maps=("pubsub_spec.properties.kyra.race",),  # the Python side of KyraRouting
+    abstraction_maps=(
+        "pubsub_spec.properties.kyra.race",  # the Python side of KyraRouting
+        "pubsub_spec.properties.kyra.trace_export",  # runs -> KyraRouting.tla states
+    ),
     z3=(LemmaSet("Kyra: zones, trees and filters", "pubsub_spec.properties.kyra.lemmas"),),
     hypothesis=(
         "pubsub_spec.properties.kyra.race:rows",  # subscriptions racing publications
         "pubsub_spec.properties.kyra.rows:rows",  # HAC cliques and MST routing trees
     ),
-    mutants=("pubsub_spec.properties.kyra.mutants",),
+    tla=("pubsub_spec.properties.trace_validation:kyra_rows",),
+    mutants=("pubsub_spec.properties.kyra.mutants", "pubsub_spec.properties.kyra.trace_export"),
     workloads=("pubsub_spec.properties.kyra.race",),
     benchmarks=("bench_kyra",),
     # the paper's evaluation is lost; its claims C1-C5 are printed beside the runs

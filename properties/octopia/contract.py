@@ -12,8 +12,13 @@ CONTRACT = SystemContract(
     "Structured Overlays, arXiv:1604.06853",
     systems=("octopia-snr", "octopia-idr", "tid"),
     tla_models=("MCScotRouting*",),
+    abstraction_maps=("pubsub_spec.properties.octopia.trace_export",),  # -> ScotRouting.tla
     hypothesis=("pubsub_spec.properties.octopia.check_rows:rows",),
-    mutants=("pubsub_spec.properties.octopia.mutants",),
+    tla=("pubsub_spec.properties.trace_validation:octopia_rows",),
+    mutants=(
+        "pubsub_spec.properties.octopia.mutants",
+        "pubsub_spec.properties.octopia.trace_export",  # StcToAllScot
+    ),
     workloads=("pubsub_spec.properties.octopia.workloads",),
     generators=("octopia-stock", "octopia-burst"),
     benchmarks=("bench_octopia",),

@@ -12,9 +12,11 @@ CONTRACT = SystemContract(
     "Systems with Distributed Hash Tables, DBISP2P 2003",
     systems=("tam", "tam-basic"),
     tla_models=("MCScribe*",),
+    abstraction_maps=("pubsub_spec.properties.tam.trace_export",),  # groups -> Scribe.tla
     z3=(LemmaSet("Tam: intervals, digests, keys", "pubsub_spec.properties.tam.lemmas"),),
     hypothesis=("pubsub_spec.properties.tam.checks:rows",),
-    mutants=("pubsub_spec.properties.tam.mutants",),
+    tla=("pubsub_spec.properties.trace_validation:tam_rows",),
+    mutants=("pubsub_spec.properties.tam.mutants", "pubsub_spec.properties.tam.trace_export"),
     workloads=("pubsub_spec.properties.tam.checks",),  # churn_traces
     benchmarks=("bench_tam", "bench_tam_paper"),
     # the paper's digits are lost: the shapes of its curves (§5)
