@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pubsub_spec.conformance.examples.protocol_faults import (
     FAULTS,
+    GENERATORS_OF,
     Fault,
     observed_run,
     traces_for,
@@ -70,7 +71,7 @@ def main() -> None:
     args = ap.parse_args()
     start = time.monotonic()
     chosen = [FAULTS[n] for n in args.fault] if args.fault else list(FAULTS.values())
-    print(f"{'fault':<26}{'system':<13}{'traces':>7}  {'delivery':<9}{'caught by':<34}"
+    print(f"{'fault':<28}{'system':<13}{'traces':>7}  {'delivery':<9}{'caught by':<34}"
           f"{'expected':<34}{'rate':>6}")  # fmt: skip
     caught = 0
     for f in chosen:
@@ -80,16 +81,17 @@ def main() -> None:
         rules = sorted({o.rule or o.protocol for o in outs})
         rate = sum(o.caught for o in outs) / len(outs)
         caught += rate == 1.0
-        print(f"{f.name:<26}{f.system:<13}{len(outs):>7}  {delivery:<9}{', '.join(rules):<34}"
+        print(f"{f.name:<28}{f.system:<13}{len(outs):>7}  {delivery:<9}{', '.join(rules):<34}"
               f"{f.rule:<34}{rate:>6.0%}")  # fmt: skip
-    refs = sorted({f.system for f in chosen})
+    refs = sorted(GENERATORS_OF)  # every claimable system
     conforming = 0
     for claim in refs:
         traces = traces_for(claim, args.count, args.profile, args.seed)
         outs = [judge(claim, None, t) for t in traces]
         conforming += all(o.caught for o in outs)
         bad = [f"{o.trace}: {o.protocol}" for o in outs if not o.caught]
-        print(f"un-faulted {claim:<15}{len(outs):>7}  {'conforms' if not bad else '; '.join(bad)}")
+        verdict = "conforms" if not bad else "; ".join(bad)
+        print(f"un-faulted {claim:<17}{'':13}{len(outs):>7}  {verdict}")
     print(
         f"catch rate {caught / len(chosen):.0%} ({caught} of {len(chosen)} faults, each for its "
         f"own rule); the un-faulted program conforms for {conforming} of {len(refs)} systems; "

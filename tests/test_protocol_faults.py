@@ -54,7 +54,8 @@ def test_the_kit_has_at_least_twelve_faults_each_with_an_existing_rule() -> None
         assert f.rule in own, f"{f.name}: {f.rule} is not a rule of {f.system}"
     # every family is exercised, not only the generic rules
     assert {f.rule.partition("/")[0] for f in FAULTS.values()} >= {
-        "generic", "thesis", "lbdd", "kyra", "mcgroups", "octopia", "tam"
+        "generic", "thesis", "lbdd", "kyra", "siena", "mcgroups", "octopia", "tid", "tam",
+        "tam-basic",
     }  # fmt: skip
 
 

@@ -30,7 +30,8 @@ from typing import Any
 from pubsub_spec.conformance import traceio
 from pubsub_spec.conformance.observed import REFERENCE
 from pubsub_spec.conformance.protocol_rules.base import Observed, ObservedRun
-from pubsub_spec.reference.common.model import Event, Schema
+from pubsub_spec.reference.common.matching import matches
+from pubsub_spec.reference.common.model import Event, Schema, Subscription
 from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
@@ -485,6 +486,35 @@ class McGroupsWrongGroup(Transform):
         return out
 
 
+@fault("siena-flood", "siena", "siena/reverse-path",
+       "a publisher also forwards its event to a neighbour from whose direction no matching "
+       "subscription came (Cao & Singh §II.A: only toward matching directions)")  # fmt: skip
+class SienaFlood(Transform):
+    def __init__(self, run: FaultedRun) -> None:
+        super().__init__(run)
+        self.neighbours: dict[str, list[str]] = {}
+        self.came: dict[tuple[str, str], list[str]] = {}  # (server, direction) -> sub ids
+        self.done = False
+
+    def batch(self, seq: int, obs: list[Observation]) -> list[Observation]:
+        out: list[Observation] = []
+        for o in obs:
+            if _is(o, STATE, "neighbours"):
+                self.neighbours[o.node] = list(o.fields.get("neighbours") or [])
+            elif _is(o, SEND, "SubPropagate") and o.to is not None and o.sub is not None:
+                self.came.setdefault((o.to, o.node), []).append(o.sub)
+        op = self.run.op
+        if not self.done and isinstance(op, Publish) and op.seq == seq:
+            e, mode = op.event, self.run.trace.matching
+            for n in self.neighbours.get(e.publisher, []):
+                subs = (self.run.subs.get(s) for s in self.came.get((e.publisher, n), []))
+                if not any(s is not None and matches(s, e, mode) for s in subs):
+                    self.done = True  # no matching subscription that way: a flooded copy
+                    out.append(send("EventRoute", e.publisher, n, event=e.id))
+                    break
+        return [*out, *obs]
+
+
 # -- OctopiA over SCOT (Shafique §III-B, §VI) ---------------------------------------------------
 def _broker(name: str) -> tuple[str, int] | None:
     """A SCOT broker's label `B(x,i)` as (region x, cluster i) (conformance/OBSERVATIONS.md)."""
@@ -519,6 +549,51 @@ class OctopiaSubLeavesCluster(Transform):
                     self.done = True  # the same region in another cluster: an iLink (§III-B)
                     far = f"B({here[0]},{others[0]})"
                     out.append(replace(o, to=far, fields={**o.fields, "link": "ilink"}))
+        return out
+
+
+@fault("tid-wrong-tid", "tid", "tid/notification-tid",
+       "a broker forwards one copy of a notification under another advertisement's TID "
+       "(TID routing, Shafique §II: a notification carries its advertisement's TID)")  # fmt: skip
+class TidWrongTid(Transform):
+    def __init__(self, run: FaultedRun) -> None:
+        super().__init__(run)
+        self.tids: set[str] = set()
+        self.first: dict[str, str] = {}  # event -> the TID of its first copy
+        self.done = False
+
+    def batch(self, seq: int, obs: list[Observation]) -> list[Observation]:
+        out = []
+        for o in obs:
+            tid = o.fields.get("tid")
+            if isinstance(tid, str):
+                self.tids.add(tid)
+            if not self.done and _is(o, SEND, "Notification") and isinstance(tid, str):
+                event = str(o.event)
+                others = sorted(self.tids - {self.first.get(event, tid)})
+                if event in self.first and others:
+                    self.done = True  # a later copy, under a TID other than the first one's
+                    o = replace(o, fields={**o.fields, "tid": others[0]})
+                self.first.setdefault(event, tid)
+            out.append(o)
+        return out
+
+
+@fault("tam-basic-stored-off-home", "tam-basic", "tam-basic/stored-at-home",
+       "a subscriber keeps its subscription itself instead of storing it at its key's home "
+       "(Tam §3.2: stored at the home node of the key)")  # fmt: skip
+class TamBasicStoredOffHome(Transform):
+    done = False
+
+    def batch(self, seq: int, obs: list[Observation]) -> list[Observation]:
+        out = []
+        for o in obs:
+            if not self.done and _is(o, STATE, "tam-store") and o.sub in self.run.subs:
+                subscriber = self.run.subs[o.sub].subscriber
+                if subscriber != o.node:
+                    self.done = True
+                    o = replace(o, node=subscriber)
+            out.append(o)
         return out
 
 
@@ -563,6 +638,7 @@ class FaultedRun:
     seq: int = 0
     op: Op | None = None  # the op being applied (None before the first and after the last)
     events: dict[str, Event] = field(default_factory=dict)  # the events published so far
+    subs: dict[str, Subscription] = field(default_factory=dict)  # the subscriptions so far
 
     def __post_init__(self) -> None:
         _, variant = builtin_of(self.claim)
@@ -583,6 +659,8 @@ class FaultedRun:
         self.seq, self.op = op.seq, op
         if isinstance(op, Publish):
             self.events[op.event.id] = op.event
+        elif isinstance(op, Subscribe):
+            self.subs[op.sub.id] = op.sub
         self.transform.on_op(op)
         self.driver.apply(op)
         if isinstance(op, Join):
