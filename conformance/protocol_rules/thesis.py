@@ -158,7 +158,7 @@ def _lbdd_fields(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation |
             return rule.deviation(i, f"strategy {f['strategy']!r} judged as LBDD")
         if "tree_id" in f and not isinstance(f["tree_id"], str):
             return rule.deviation(i, "tree_id must be a string")
-        if ob.to not in members:
+        if ob.to not in members and ob.to != origin:  # to the origin: a cycle (lbdd/tree)
             return rule.deviation(i, f"a copy to {ob.to}, not a member of the tree")
         key = _tree_key(ob)
         seen = members_of.setdefault(key, tuple(members))
