@@ -441,3 +441,53 @@ def test_tid_mutant_ignoring_tids_deviates() -> None:
     run = observed("tid", trace("octopia-stock"), M.tid_factory(M.TidIgnoresTid))
     first = first_deviation("tid", run)
     assert first is not None and first.startswith("tid/notification-tid"), first
+
+
+# -- the JSON Schema of the family's lines -------------------------------------------------
+@cache
+def _validator() -> Any:
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    path = resources.files("pubsub_spec") / "conformance/observations/octopia.schema.json"
+    schema = json.loads(path.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _line(ob: Observed) -> dict[str, Any]:
+    return {"type": "obs", "seq": ob.seq, **ob.obs.to_json()}
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_builtin_lines_validate_against_the_family_schema(name: str) -> None:
+    v = _validator()
+    for gen in ("uniform", "octopia-stock"):
+        run = run_of(name, gen, forced=name == "octopia-idr")
+        names = set()
+        for ob in run.log:
+            line = _line(ob)
+            errors = [e.message for e in v.iter_errors(line)]
+            assert not errors, (line, errors)
+            names.add(ob.obs.name)
+        assert names <= set(v.schema["properties"]["name"]["enum"])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"name": "Flood"},  # not a declared name
+        {"node": "n3"},  # a trace node where a broker is due
+        {"fields": {"civ": ["1"], "link": "alink"}},  # a CIV of strings
+        {"fields": {"civ": [], "link": "iLink"}},  # not a link kind
+        {"fields": {"civ": []}},  # link missing
+        {"kind": "state"},  # a message as a state change (with a receiver)
+    ],
+)
+def test_schema_rejects_a_malformed_notification_line(change: dict[str, Any]) -> None:
+    run = run_of("octopia-snr", "octopia-stock")
+    line = _line(run.log[_first(list(run.log), lambda o: o.name == "Notification")])
+    assert not list(_validator().iter_errors(line))
+    assert list(_validator().iter_errors({**line, **change}))
