@@ -22,6 +22,7 @@ import pytest
 from pubsub_spec.cli import main
 from pubsub_spec.conformance import protocol
 from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.observed import protocol_verdict
 from pubsub_spec.conformance.run_vectors import VECTORS
 from pubsub_spec.conformance.runner import run_trace_list
 from pubsub_spec.conformance.traceio import header_object, op_object, parse_trace_lines
@@ -139,18 +140,29 @@ def drive(binary: str, trace: Trace, version: int = 2) -> Run:
 
 
 def tree_deviation(trace: Trace, run: Run) -> str | None:
-    """The first way the run's EventDelivery hops differ from the LBDD tree of each publish
-    (rooted at its publisher, over the nodes of its expected subscribers), or None."""
+    """The first way the run's observations differ from the LBDD tree of each publish (rooted
+    at its publisher, over the nodes of its expected subscribers: one `match` at the root, then
+    one EventDelivery per edge), or None."""
     subscriber = {op.sub.id: op.sub.subscriber for op in trace.ops if isinstance(op, Subscribe)}
     publishes = {op.event.id: op for op in trace.ops if isinstance(op, Publish)}
     nodes: dict[str, set[str]] = defaultdict(set)
     for d in expected_deliveries(trace):
         nodes[d.event_id].add(subscriber[d.sub_id])
     hops: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    roots: list[str] = []
     for o in run.obs:
-        if (o["kind"], o["name"]) != ("send", "EventDelivery"):
+        if (o["kind"], o["name"]) == ("state", "match"):
+            if o["event"] in hops or o["event"] in roots:
+                return f"the match of {o['event']} is not its first observation"
+            roots.append(o["event"])
+        elif (o["kind"], o["name"]) == ("send", "EventDelivery"):
+            if o["event"] not in roots:
+                return f"a copy of {o['event']} before its match: {o}"
+            hops[o["event"]].append(o)
+        else:
             return f"unexpected observation {o}"
-        hops[o["event"]].append(o)
+    if sorted(roots) != sorted(nodes):  # one root per event with a matching subscription
+        return f"matches reported for {sorted(roots)}, events matched {sorted(nodes)}"
     for event, op in publishes.items():
         origin = op.event.publisher
         members = sorted(nodes[event] - {origin})
@@ -165,6 +177,10 @@ def tree_deviation(trace: Trace, run: Run) -> str | None:
         origin = pub.event.publisher
         expect = {"origin": origin, "members": sorted(nodes[o["event"]] - {origin}),
                   "strategy": "lbdd"}  # fmt: skip
+        if o["kind"] == "state":
+            expect.pop("origin")
+            if o["node"] != origin:
+                return f"{o}: the root of {o['event']} is its publisher {origin}"
         if o["seq"] != pub.seq or o["fields"] != expect:
             return f"{o} is not reported under seq {pub.seq} with fields {expect}"
     return None
@@ -190,16 +206,38 @@ def test_the_hops_of_each_event_are_its_lbdd_tree(binary: str) -> None:
     assert any(_churny(t) and len(drive(binary, t).obs) > 20 for t in traces)
 
 
+# --- the protocol level: the suite's own rules (conformance/OBSERVATIONS.md, "thesis and lbdd")
+
+
+def test_it_conforms_at_the_protocol_level_on_the_committed_vectors(
+    binary: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["verify", "--impl", binary, "--level", "protocol"])
+    out = capsys.readouterr().out
+    total = len(json.loads((VECTORS / "index.json").read_text()))
+    assert code == 0, out
+    assert out.count("protocol: conforms") == total + 1, out  # every trace and the summary
+    assert "deviates" not in out
+
+
+def test_it_conforms_at_the_protocol_level_on_default_generator_traces(binary: str) -> None:
+    verdicts = {t.trace_id: protocol_verdict(f"cmd:{binary}", t) for t in TRACES}
+    assert {k: v.describe() for k, v in verdicts.items() if v.status != "conforms"} == {}
+    assert {v.system for v in verdicts.values()} == {"lbdd"}
+
+
 def test_the_tree_check_rejects_a_wrong_bucket_and_a_second_copy(binary: str) -> None:
     trace = next(t for t in TRACES if t.trace_id.startswith("uniform-small"))
     run = drive(binary, trace)
     assert tree_deviation(trace, run) is None
-    deep = next(o for o in run.obs if o["node"] != o["fields"]["origin"])
+    deep = next(o for o in run.obs if o["kind"] == "send" and o["node"] != o["fields"]["origin"])
     wrong = Run(run.init_ok, [{**deep, "node": deep["fields"]["origin"]}
                               if o is deep else o for o in run.obs])  # fmt: skip
     assert "!= tree" in str(tree_deviation(trace, wrong))  # the origin skips a bucket
     twice = Run(run.init_ok, [*run.obs, deep])
     assert "!= tree" in str(tree_deviation(trace, twice))  # a node receives twice
+    rootless = Run(run.init_ok, [o for o in run.obs if o["kind"] != "state"])
+    assert "before its match" in str(tree_deviation(trace, rootless))
 
 
 def test_a_version_1_suite_gets_no_observations(binary: str) -> None:

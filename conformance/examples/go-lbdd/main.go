@@ -197,9 +197,14 @@ func (s *system) publish(m msg) {
 		}
 	}
 	sort.Strings(members)
+	if len(set) == 0 {
+		return // no subscriber: no tree
+	}
+	root := eventDelivery{to: origin, event: m.ID, schema: m.Schema, values: m.Values,
+		origin: origin, members: members}
+	s.reportMatch(root)
 	received := map[string]bool{}
-	queue := []eventDelivery{{to: origin, event: m.ID, schema: m.Schema, values: m.Values,
-		origin: origin, members: members}}
+	queue := []eventDelivery{root}
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
@@ -244,13 +249,25 @@ func (s *system) deliverLocal(n *node, d eventDelivery) {
 	}
 }
 
+// reportMatch writes the state change `match`: the origin is the root of a tree of the event
+// (conformance/OBSERVATIONS.md, "thesis and lbdd"; also when it is the only subscriber node
+// and sends nothing).
+func (s *system) reportMatch(d eventDelivery) {
+	if !s.observe {
+		return
+	}
+	s.enc.Encode(obs{Type: "obs", Seq: s.seq, Kind: "state", Name: "match", Node: d.origin,
+		Event: d.event, Fields: map[string]any{"members": d.members, "strategy": "lbdd"}})
+}
+
 // report writes one EventDelivery send (conformance/OBSERVATIONS.md, "thesis and lbdd").
 func (s *system) report(d eventDelivery, from, to string) {
 	if !s.observe {
 		return
 	}
 	s.enc.Encode(obs{Type: "obs", Seq: s.seq, Kind: "send", Name: "EventDelivery", Node: from,
-		To: to, Event: d.event, Fields: map[string]any{"origin": d.origin, "members": d.members, "strategy": "lbdd"}})
+		To: to, Event: d.event, Fields: map[string]any{"origin": d.origin, "members": d.members,
+			"strategy": "lbdd"}})
 }
 
 func matches(s sub, values map[string]float64, strict bool) bool {
