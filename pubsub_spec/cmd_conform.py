@@ -3,7 +3,13 @@ mode unless --master names a cluster), computes the expected deliveries with the
 oracle, runs the implementations on every trace over Spark partitions, and writes a Markdown and
 HTML report. Exit code 1 when any implementation fails (or is unknown: a timeout, an
 indefinite error), 2 on a usage error, 3 when the machine lacks Java 17+ (the fix is printed).
-`--junit`/`--json` write one testcase per implementation x trace for CI (docs/ci.md)."""
+`--junit`/`--json` write one testcase per implementation x trace for CI (docs/ci.md).
+
+Every verdict has two levels (conformance/OBSERVATIONS.md): the table, the report, JUnit and JSON
+show the protocol level (`conforms`, `deviates (rule)`, `not reported`) beside the delivery
+verdict. With `--level protocol` it also decides the exit code: 1 when an implementation
+deviates, or an outside program reports no observations (a built-in without a claim, such as the
+oracles, is `not reported` without failing)."""
 
 from __future__ import annotations
 
@@ -43,7 +49,12 @@ from pubsub_spec.common_args import (
 from pubsub_spec.conformance.generators import GENERATORS
 from pubsub_spec.conformance.impls import builtin
 from pubsub_spec.conformance.lifeline import Interrupted, caught, interruptible
-from pubsub_spec.conformance.report import short_label, summary_rows, write_report
+from pubsub_spec.conformance.report import (
+    protocol_by_impl,
+    short_label,
+    summary_rows,
+    write_report,
+)
 from pubsub_spec.conformance.scale.arguments import fraction, scale_session
 from pubsub_spec.conformance.scale.planning import MAX_PARTITION_OPS
 from pubsub_spec.conformance.scale.sampling import CROSS_OPS_BUDGET, SLOW_OPS_BUDGET
@@ -99,6 +110,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_timeouts(p)
     p.add_argument("--no-shrink", action="store_true", help="do not shrink failing traces")
     add_features(p)
+    p.add_argument(
+        "--level", choices=("delivery", "protocol"), default="delivery",
+        help="what decides the exit code: delivery (default) or also the protocol level "
+        "(shown either way; conformance/OBSERVATIONS.md)",
+    )  # fmt: skip
 
 
 SCALE_DIRS = ("parquet", "results", "expected", "failing", "shrunk")  # conform --ops rewrites
@@ -241,7 +257,7 @@ def _conform(
 
     verdicts = run_traces(
         impls, paths, spark, op_timeout=args.op_timeout,
-        total_timeout=getattr(args, "total_timeout", 120.0), progress=progress,
+        total_timeout=getattr(args, "total_timeout", 120.0), progress=progress, protocol=True,
     )  # fmt: skip
     if not args.no_shrink and any(v.verdict == "fail" for v in verdicts):
         _say("shrinking the failing traces", start)
@@ -263,12 +279,21 @@ def _conform(
     report = write_report(out, verdicts, "Conformance report", notes, args.features)
     _say(f"report written to {report} and {report.with_suffix('.html')}", start)
     failed = False
+    levels = protocol_by_impl(verdicts)
+    by_level = getattr(args, "level", "delivery") == "protocol"
     print(
         f"{'implementation':<40}{'verdict':<10}{'pass':>6}{'fail':>6}{'unknown':>9}{'skipped':>9}"
+        "  protocol"
     )
     for impl, verdict, p, f, u, s, _ in summary_rows(verdicts, args.features):
-        print(f"{short_label(impl, 39):<40}{verdict:<11}{p:>5}{f:>6}{u:>9}{s:>9}")
+        level = levels.get(impl, "")
+        print(f"{short_label(impl, 39):<40}{verdict:<11}{p:>5}{f:>6}{u:>9}{s:>9}  {level}")
         failed = failed or verdict in ("fail", "unknown", "incomplete")
+        if by_level:
+            failed = failed or protocol_fails(impl, level)
+    for v in verdicts:
+        if v.protocol.startswith("deviates"):
+            print(f"  {v.impl} {v.trace_id}: protocol {v.protocol_detail}")
     for v in verdicts:
         if v.verdict == "fail":
             print(f"  {v.impl} {v.trace_id}: {v.describe()}")
@@ -277,6 +302,14 @@ def _conform(
     code = exit_code(failed, False)
     _write_ci(args, code, verdicts, "", args.features, out)
     return code
+
+
+def protocol_fails(impl: str, level: str) -> bool:
+    """Under `--level protocol`: a deviation fails, and so does an outside program that reports
+    nothing; a built-in without a claim (the oracles, the optimised variants) does not."""
+    from pubsub_spec.conformance.impls import is_outside
+
+    return level.startswith("deviates") or (is_outside(impl) and level != "conforms")
 
 
 def _conform_scale(
@@ -396,7 +429,11 @@ def _write_ci(
 ) -> None:
     """The --junit and --json files; an environment problem is one error testcase."""
     if args.junit:
-        cases = [verdict_case(v, "conform", out) for v in verdicts]
+        level = getattr(args, "level", "delivery")
+        cases = [
+            verdict_case(v, "conform", out, level if protocol_fails(v.impl, v.protocol) else "")
+            for v in verdicts
+        ]
         if problem:
             cases.append(Case("conform", "environment", "spark", 0.0, "error", problem))
         write_junit(args.junit, "pubsub-spec conform", cases)
