@@ -40,7 +40,7 @@ def test_hook_does_not_change_the_run() -> None:
 
 
 def test_reference_runs_validate() -> None:
-    delivered = raced = 0
+    delivered = raced = unsubscribed = 0
     for seed in SEEDS:
         run = record_kyra_run(kyra_trace(seed))
         assert run.problem == ""
@@ -49,7 +49,9 @@ def test_reference_runs_validate() -> None:
         assert v.states == len(run.states) > 10
         delivered += any(s["dcount"] for s in run.states)
         raced += any(in_flight(s) >= {"prop", "route"} for s in run.states)
-    assert delivered > 0 and raced > 0  # the runs reach deliveries and events racing entries
+        unsubscribed += bool(run.unsubs) and run.states[-1]["unsubbed"] == run.unsubs
+    # the runs reach deliveries, events racing entries and the unsubscription step
+    assert delivered > 0 and raced > 0 and unsubscribed == len(SEEDS)
 
 
 def test_tampered_records_are_rejected() -> None:

@@ -11,8 +11,7 @@ constants (ZoneCheck = TRUE, EarlyInstall = FALSE, Bug = "none", no unsubscripti
 Runs inside the map (`kyra_trace` builds them): one schema with one int attribute `k` in
 0..5 (the partition attribute: the spec's keys), subscriptions `lo <= k <= hi`, events with a
 value of `k`, cliques given explicitly (HAC is checked in Python), the MST over the latency
-model's distances, no unsubscription (the spec's `Unsubscribe` is one atomic step at
-quiescence, the reference's goes through UnsubMove/UnsubPropagate messages). Abstraction map
+model's distances. Abstraction map
 (docs/tla.md, "Trace validation"):
 
 - servers n0.. -> 1..N in the trace's order; subscription i / event j in trace order -> i / j;
@@ -30,7 +29,11 @@ quiescence, the reference's goes through UnsubMove/UnsubPropagate messages). Abs
 - `msgs`: SubMove -> "move", SubPropagate -> "prop" (tree, subscription, proxy = the entry's
   origin), EventToZone -> "zone" (the covering tree), EventRoute -> "route", Notify ->
   "notify" (its subscription ids), each with its sender and receiver; messages to oneself are
-  messages in flight as in the spec.
+  messages in flight as in the spec;
+- an unsubscription: the driver runs the system to quiescence before and after it (D-OPS), and
+  the spec's `Unsubscribe` is one step at quiescence: the op and every UnsubMove and
+  UnsubPropagate it causes are one recorded step (no state is recorded until the engine is
+  empty again); `unsubbed` = the subscriptions unsubscribed, `Unsubs` = those of the trace.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ from pubsub_spec.reference.common.model import (
     Schema,
     Subscription,
 )
-from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Timing, Trace
+from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Timing, Trace, Unsubscribe
 from pubsub_spec.reference.kyra.base import Arrival
 from pubsub_spec.reference.kyra.filters import RoutingTable
 from pubsub_spec.reference.kyra.messages import (
@@ -99,6 +102,8 @@ class KyraTraceSystem(KyraSystem):
         self.tv_flight: dict[int, Arrival] = {}
         self.tv_states: list[dict[str, TlaValue]] = []
         self.tv_problem = ""
+        self.tv_unsubbed: set[int] = set()
+        self._tv_quiet = False  # an unsubscription's messages in flight (module doc)
         self.tv_n_events = sum(isinstance(op, Publish) for op in trace.ops)
         self.tv_record()  # Init
 
@@ -115,11 +120,11 @@ class KyraTraceSystem(KyraSystem):
 
         if isinstance(m, SubMove):
             if m.remove:
-                raise NotMapped("unsubscription")
+                raise NotMapped("a removal outside its unsubscription step")
             return rec("move", s=self.tv_subs[m.sub.id])
         if isinstance(m, SubPropagate):
             if m.remove:
-                raise NotMapped("unsubscription")
+                raise NotMapped("a removal outside its unsubscription step")
             f = m.filter
             return rec("prop", self.tv_trees[m.tree], self.tv_subs[f.sub.id], n[f.origin])
         if isinstance(m, EventToZone):
@@ -133,7 +138,7 @@ class KyraTraceSystem(KyraSystem):
         raise NotMapped(f"message {type(m).__name__}")
 
     def tv_record(self) -> None:
-        if self.tv_problem:
+        if self.tv_problem or self._tv_quiet:
             return
         try:
             state = self._tv_state()
@@ -162,7 +167,7 @@ class KyraTraceSystem(KyraSystem):
         counts = Counter((d.event_id, d.sub_id) for d in self.deliveries)
         return {
             "started": frozenset(subs.values()),
-            "unsubbed": frozenset(),
+            "unsubbed": frozenset(self.tv_unsubbed),
             "proxy": tuple(frozenset(subs[i] for i in self.proxy[s]) for s in self.servers),
             "tab": tuple(tab),
             "msgs": frozenset(self._tv_msg(a) for a in self.tv_flight.values()),
@@ -180,6 +185,17 @@ class KyraTraceSystem(KyraSystem):
         super().subscribe(sub, seq)
         self.tv_record()
 
+    def unsubscribe(self, sub_id: str) -> None:
+        self.tv_unsubbed.add(self.tv_subs[sub_id])
+        self._tv_quiet = True
+        super().unsubscribe(sub_id)
+        self._tv_end_quiet()
+
+    def _tv_end_quiet(self) -> None:
+        if self._tv_quiet and len(self.engine) == 0:
+            self._tv_quiet = False
+            self.tv_record()
+
     def publish(self, event: Event, seq: int) -> None:
         j = self.tv_events.setdefault(event.id, len(self.tv_events) + 1)
         # the seq rule (K-D12): started before; installed: nothing it caused in flight
@@ -194,6 +210,7 @@ class KyraTraceSystem(KyraSystem):
         self.tv_flight.pop(id(item), None)
         out = super()._dispatch(item)
         self.tv_record()
+        self._tv_end_quiet()
         return out
 
 
@@ -228,16 +245,22 @@ class FloodTreeKyra(KyraTraceSystem):
 # -- workloads ------------------------------------------------------------------------------
 def kyra_trace(seed: int, subs: int = 4, events: int = 4) -> Trace:
     """A small workload inside the map: 4-6 servers, subscriptions and publications shuffled,
-    ops 1 ms apart (publications 0.01 ms) so that events race the subscriptions' propagation;
-    every draw from `random.Random(f"{seed}:tv-kyra")`."""
+    one unsubscription after the first subscription, ops 1 ms apart (publications 0.01 ms) so
+    that events race the subscriptions' propagation; every draw from
+    `random.Random(f"{seed}:tv-kyra")`."""
     rng = random.Random(f"{seed}:tv-kyra")
     nodes = rng.randint(4, 6)
     kinds = ["s"] * subs + ["p"] * events
     rng.shuffle(kinds)
+    kinds.insert(rng.randint(kinds.index("s") + 1, len(kinds)), "u")
     ops: list[Op] = []
+    made: list[str] = []
     for i, k in enumerate(kinds, start=1):
         who = f"n{rng.randrange(nodes)}"
-        if k == "s":
+        if k == "u":
+            ops.append(Unsubscribe(i, made[rng.randrange(len(made))]))
+        elif k == "s":
+            made.append(f"s{i}")
             lo = rng.randrange(KEYS)
             hi = rng.randint(lo, min(KEYS - 1, lo + 3))
             ops.append(Subscribe(i, Subscription(f"s{i}", who, "kv", (Predicate("k", lo, hi),))))
@@ -268,6 +291,7 @@ class KyraRun:
     constants: dict[str, TlaValue]
     n_servers: int
     n_trees: int
+    unsubs: frozenset[int]
     problem: str
 
 
@@ -314,7 +338,8 @@ def record_kyra_run(trace: Trace, system_class: type[KyraTraceSystem] = KyraTrac
     problem = system.tv_problem
     if not subs or not events:
         problem = problem or "no subscription or no publication"
-    return KyraRun(trace, system.tv_states, constants, len(num), len(lay.trees), problem)
+    unsubs = frozenset(system.tv_unsubbed)
+    return KyraRun(trace, system.tv_states, constants, len(num), len(lay.trees), unsubs, problem)
 
 
 def kyra_module(run: KyraRun, name: str = "TVKyra") -> tuple[str, str, int]:
@@ -334,7 +359,7 @@ TVCount(S) == [p \\in Events \\X Subs |->
     NTrees = {run.n_trees}
     NSubs = {subs}
     NEvents = {events}
-    Unsubs = {{}}
+    Unsubs = {tla_literal(run.unsubs)}
     ZoneCheck = TRUE
     EarlyInstall = FALSE
     Bug = "none"
