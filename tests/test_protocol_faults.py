@@ -167,3 +167,9 @@ def test_bruteforce_claiming_thesis_passes_delivery_and_deviates(
     assert plain.verdict == "ok" and plain.protocol != 2
     _delivers_right(trace, list(plain.deliveries))
     assert protocol_verdict(f"cmd:{binary}", trace).status == NOT_REPORTED
+
+
+def test_the_readme_lists_every_fault_with_its_rule() -> None:
+    text = (ROOT / "conformance" / "README.md").read_text()
+    for f in FAULTS.values():
+        assert f"| `{f.name}` | `{f.system}` | `{f.rule}` |" in text, f.name
