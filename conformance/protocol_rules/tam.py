@@ -161,6 +161,7 @@ class _Context:
         self._rings: dict[int, tuple[PastryRing, dict[int, str]]] = {}
         self._sub_keys: dict[tuple[str, Index], frozenset[int]] = {}
         self._event_keys: dict[str, frozenset[int]] = {}
+        self.registered_keys: dict[str, set[int]] = {}  # sub -> keys it registered (the scan)
 
     def _home(self, epoch: int, key: int) -> str | None:
         got = self._rings.get(epoch)
@@ -232,7 +233,7 @@ def _fields_ok(ctx: _Context, obs: Observation) -> str | None:
                 and bool(v)
                 and all(isinstance(a, str) for a in v)
             )
-            or (kind == "keys" and isinstance(v, list) and all(parse_key(x) for x in v))
+            or (kind == "keys" and isinstance(v, list) and all(parse_key(x) is not None for x in v))
             or (kind == "subs" and isinstance(v, list) and all(x in ctx.subs for x in v))
         )
         if not ok:
@@ -277,6 +278,7 @@ def _registration(
         )
     else:
         registered.setdefault((sub.id, index), set()).add(key)
+        ctx.registered_keys.setdefault(sub.id, set()).add(key)
         first_at.setdefault(sub.id, i)
 
 
@@ -597,7 +599,7 @@ def _scan_basic(run: ObservedRun) -> _Found:
     first_reg: dict[str, int] = {}
     sub_chains, unsub_chains, pub_chains = _Chains(), _Chains(), _Chains()
     stored: dict[tuple[str, int], set[str]] = defaultdict(set)  # (home, key) -> subs
-    ever_stored: set[tuple[str, int]] = set()  # (sub, key)
+    ever_stored: dict[str, set[int]] = defaultdict(set)  # sub -> keys it was stored under
     ever_at: dict[tuple[str, int], set[str]] = defaultdict(set)  # (home, key) -> subs
     notified: set[tuple[str, str, int]] = set()
     got_notify: set[tuple[str, str]] = set()  # (event, sub)
@@ -621,7 +623,7 @@ def _scan_basic(run: ObservedRun) -> _Found:
         elif name == STORE:
             sid = obs.sub or ""
             homes = ctx.homes(key, seq)
-            mine = {k for (s, _), ks in registered.items() if s == sid for k in ks}
+            mine = ctx.registered_keys.get(sid, set())
             if key not in mine:
                 found.add(
                     B_STORED,
@@ -635,13 +637,13 @@ def _scan_basic(run: ObservedRun) -> _Found:
                     f"{sid} stored at {node}; the home of key {key:040x} is {sorted(homes)}",
                 )
             stored[(node, key)].add(sid)
-            ever_stored.add((sid, key))
+            ever_stored[sid].add(key)
             ever_at[(node, key)].add(sid)
         elif name == UNSTORE:
             stored[(node, key)].discard(obs.sub or "")
         elif name in (T_SUBSCRIBE, T_UNSUBSCRIBE):
             sid = obs.sub or ""
-            mine = {k for (s, _), ks in registered.items() if s == sid for k in ks}
+            mine = ctx.registered_keys.get(sid, set())
             if key not in mine:
                 found.add(
                     B_SUBSCRIBE_ROUTE,
@@ -710,7 +712,7 @@ def _scan_basic(run: ObservedRun) -> _Found:
                 got_notify.add((event.id, sid))
     _registration_complete(ctx, found, B_REGISTER, registered, first_reg)
     for (sid, index), keys in registered.items():
-        for key in sorted(keys - {k for s, k in ever_stored if s == sid}):
+        for key in sorted(keys - ever_stored.get(sid, set())):
             found.add(
                 B_STORED,
                 first_reg[sid],
