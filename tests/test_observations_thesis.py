@@ -440,3 +440,37 @@ def test_a_state_observation_builds() -> None:
     o = state("split", "n1", tree="s/a", bits="", children=["0", "1"])
     want = {"tree": "s/a", "bits": "", "children": ["0", "1"]}
     assert o.to_json() == {"kind": "state", "name": "split", "node": "n1", "fields": want}
+
+
+# -- decision D-OBS-LBDD (docs/lbdd.md) ---------------------------------------------------------
+def stand_alone_lbdd(t: Trace) -> ObservedRun:
+    """What a stand-alone LBDD implementation reports: per event one LBDD tree from its
+    publisher to the nodes of its matching subscriptions, nothing else (no 2d-tree)."""
+    from pubsub_spec.reference.common.oracle import expected_deliveries
+
+    delivered = expected_deliveries(t)
+    subscriber, events = subscribers_of(t), events_of(t)
+    log: list[Observed] = []
+    for event in events.values():
+        nodes = {subscriber[d.sub_id] for d in delivered if d.event_id == event.id}
+        members = sorted(nodes - {event.publisher})
+        seq = next(op.seq for op in t.ops if isinstance(op, Publish) and op.event.id == event.id)
+        for a, b in bfs_edges(event.publisher, members):
+            o = send("EventDelivery", a, b, event=event.id, origin=event.publisher,
+                     members=members)  # fmt: skip
+            log.append(Observed(seq, o))
+    return ObservedRun("lbdd", t, tuple(log), tuple(delivered))
+
+
+@pytest.mark.parametrize("gen", ["uniform", "boundaries", "zipf"])
+def test_d_obs_lbdd_a_stand_alone_lbdd_conforms_to_lbdd_not_to_thesis(gen: str) -> None:
+    """D-OBS-LBDD: `lbdd` judges only the delivery trees, so an LBDD implementation without a
+    2d-tree conforms to it (generic rules included, the cost envelope against reference-lbdd's
+    EventDelivery copies); claiming `thesis`, the same log is not the thesis' protocol."""
+    t = trace(gen, 0, "small")
+    run = stand_alone_lbdd(t)
+    assert any(len(o.obs.fields["members"]) >= 3 for o in run.log)
+    verdict = judge_protocol(run, observed_run("reference-lbdd", t))
+    assert verdict.status == "conforms", verdict.describe()
+    as_thesis = judge_protocol(replace(run, system="thesis"), observed_run("reference", t))
+    assert as_thesis.status == "deviates", as_thesis.describe()
