@@ -71,24 +71,18 @@ class _Index:
     servers: list[str]
 
 
-_CACHE: list[tuple[object, _Index]] = []
-
-
 def _index(run: ObservedRun) -> _Index:
-    """The trace's events, subscriptions and schemas by id (one trace cached)."""
+    """The trace's events, subscriptions and schemas by id (built per rule: no state is kept
+    between runs, so rules may run in parallel and keep no trace alive)."""
     trace = run.trace
-    if _CACHE and _CACHE[0][0] is trace:
-        return _CACHE[0][1]
     events = {op.event.id: op.event for op in trace.ops if isinstance(op, Publish)}
     subs = {op.sub.id: op.sub for op in trace.ops if isinstance(op, Subscribe)}
-    ix = _Index(
+    return _Index(
         events,
         subs,
         {s.name: s for s in trace.schemas},
         initial_node_names(trace.initial_nodes),
     )
-    _CACHE[:] = [(trace, ix)]
-    return ix
 
 
 def _obs(run: ObservedRun) -> Iterator[tuple[int, Observation]]:
