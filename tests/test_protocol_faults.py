@@ -173,3 +173,21 @@ def test_the_readme_lists_every_fault_with_its_rule() -> None:
     text = (ROOT / "conformance" / "README.md").read_text()
     for f in FAULTS.values():
         assert f"| `{f.name}` | `{f.system}` | `{f.rule}` |" in text, f.name
+
+
+def test_verify_level_protocol_names_the_rule_of_the_broadcasting_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pubsub_spec.cli import main as cli
+    from pubsub_spec.conformance.traceio import write_trace
+
+    trace = traces_for("thesis", 1)[0]
+    write_trace(trace, tmp_path / f"{trace.trace_id}.ndjson")
+    broadcast = _cmd("--fault", "broadcast")
+    assert cli(["verify", "--level", "protocol", "--impl", broadcast, str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "pass (1/1 traces pass" in out and "deviates (generic/cost-envelope)" in out, out
+    assert cli(["verify", "--impl", broadcast, str(tmp_path)]) == 0  # the delivery level only
+    capsys.readouterr()
+    assert cli(["verify", "--level", "protocol", "--impl", _cmd(), str(tmp_path)]) == 0
+    assert "protocol: conforms" in capsys.readouterr().out
