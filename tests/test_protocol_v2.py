@@ -80,28 +80,28 @@ def nested(depth: int) -> object:
     return value
 
 
-@pytest.mark.parametrize(
-    ("over", "words"),
-    [
-        ({"kind": "recv"}, "'kind'"),
-        ({"seq": -1}, "'seq'"),
-        ({"seq": True}, "'seq'"),
-        ({"seq": None}, "missing field"),
-        ({"name": ""}, "'name'"),
-        ({"node": "n" * 257}, "'node' has 257 characters"),
-        ({"to": None}, "needs field 'to'"),
-        ({"kind": "state"}, "has no field 'to'"),
-        ({"event": 7}, "'event'"),
-        ({"sub": "s" * 300}, "'sub' has 300 characters"),
-        ({"fields": [1]}, "'fields' must be a JSON object"),
-        ({"fields": {f"f{i}": i for i in range(65)}}, "65 entries"),
-        ({"fields": {"area": {"lo": 1}}}, r"fields\.area must be a JSON scalar or a list"),
-        ({"fields": {"area": nested(5)}}, r"fields\.area nests lists deeper than 4"),
-        ({"fields": {"k": "x" * 257}}, r"fields\.k is a string of 257"),
-        ({"fields": {"k": list(range(10_001))}}, r"fields\.k is a list of 10001"),
-        ({"fields": {"": 1}}, "a key of 'fields'"),
-    ],
-)
+BAD: list[tuple[dict[str, object], str]] = [
+    ({"kind": "recv"}, "'kind'"),
+    ({"seq": -1}, "'seq'"),
+    ({"seq": True}, "'seq'"),
+    ({"seq": None}, "missing field"),
+    ({"name": ""}, "'name'"),
+    ({"node": "n" * 257}, "'node' has 257 characters"),
+    ({"to": None}, "needs field 'to'"),
+    ({"kind": "state"}, "has no field 'to'"),
+    ({"event": 7}, "'event'"),
+    ({"sub": "s" * 300}, "'sub' has 300 characters"),
+    ({"fields": [1]}, "'fields' must be a JSON object"),
+    ({"fields": {f"f{i}": i for i in range(65)}}, "65 entries"),
+    ({"fields": {"area": {"lo": 1}}}, r"fields\.area must be a JSON scalar or a list"),
+    ({"fields": {"area": nested(5)}}, r"fields\.area nests lists deeper than 4"),
+    ({"fields": {"k": "x" * 257}}, r"fields\.k is a string of 257"),
+    ({"fields": {"k": list(range(10_001))}}, r"fields\.k is a list of 10001"),
+    ({"fields": {"": 1}}, "a key of 'fields'"),
+]
+
+
+@pytest.mark.parametrize(("over", "words"), BAD)
 def test_obs_limits(over: dict[str, object], words: str) -> None:
     with pytest.raises(ProtocolError, match=words):
         parse_reply(obs_line(**over))
@@ -195,3 +195,28 @@ def test_too_many_observations_not_kept(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(protocol, "MAX_OBSERVATIONS", 2)
     out = run_outside(program(tmp_path, CLAIM="thesis"), TRACE)
     assert out.verdict == "ok" and len(out.observations) == 2 and out.too_many_observations
+
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parent.parent / "conformance" / "observation.schema.json").read_text()
+)
+
+
+def test_schema_agrees_with_the_parser() -> None:
+    """observation.schema.json accepts the lines the parser accepts (the built-ins' own and the
+    bounds) and rejects those it rejects (except what a schema cannot say: nothing here)."""
+    import jsonschema
+
+    from pubsub_spec.conformance.observed import observed_run
+
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    check = jsonschema.Draft202012Validator(SCHEMA)
+    for builtin in ("reference", "reference-lbdd", "tam", "octopia-snr", "mcgroups"):
+        for o in observed_run(builtin, GENERATORS["uniform"](1, 0, "tiny")).log[:300]:
+            line = reply_to_json(o)
+            assert parse_reply(json.dumps(line)) == o
+            check.validate(line)
+    check.validate(json.loads(obs_line(fields={f"f{i}": nested(4) for i in range(64)})))
+    for over, _ in BAD:
+        line = json.loads(obs_line(**over))
+        assert not check.is_valid(line), over
