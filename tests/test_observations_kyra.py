@@ -28,12 +28,13 @@ from pubsub_spec.conformance.protocol_rules.kyra import DISSEMINATION, RULES, ST
 from pubsub_spec.conformance.traceio import read_trace
 from pubsub_spec.reference.common.matching import matches
 from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace
-from pubsub_spec.reference.common.oracle import Delivery
+from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
 from pubsub_spec.reference.kyra.info import INFOS
+from pubsub_spec.reference.kyra.mcgroups import McGroupsSystem
 from pubsub_spec.reference.kyra.siena import SienaSystem
 from pubsub_spec.reference.kyra.system import KyraSystem
 from pubsub_spec.reference.sim.observe import Observation, send
-from pubsub_spec.reference.sim.run import Driver
+from pubsub_spec.reference.sim.run import Driver, compare
 from pubsub_spec.reference.sim.system import SystemInfo, needed_features
 from tests.test_kyra_examples import FIG2_EDGES, FIG4_CLIQUES, FIG4_EDGES, L, N, fig_trace
 
@@ -542,3 +543,49 @@ def test_every_rule_is_documented() -> None:
     documented = set(re.findall(r"^\| `((?:kyra|siena|mcgroups)/[a-z-]+)` \|", section, re.M))
     assert documented == {r.id for rules in RULES.values() for r in rules}
     assert "Format version 1" in section
+
+
+def _grafting_run(generator: str, index: int) -> ObservedRun:
+    """mcgroups whose offline step (§II.B, K-D10) knew only every third subscription: the
+    others graft their servers onto the groups' trees (GroupJoin) while the trace runs."""
+    trace = GENERATORS[generator](1, index, "small")
+    known = tuple(op for op in trace.ops if not isinstance(op, Subscribe) or op.seq % 3 == 0)
+    system = McGroupsSystem(dataclasses.replace(trace, ops=known))
+    log: Log = []
+    seq = 0
+
+    def record(obs: Observation) -> None:
+        log.append(Observed(seq, obs))
+
+    system.observer = record
+    driver = Driver(trace, system)
+    for op in trace.ops:
+        seq = op.seq
+        driver.apply(op)
+    result = driver.finish()
+    assert compare(expected_deliveries(trace), result.deliveries).agree
+    return ObservedRun("mcgroups", trace, tuple(log), tuple(result.deliveries))
+
+
+@pytest.mark.parametrize(("generator", "index"), [("uniform", 0), ("partial-lenient", 1)])
+def test_mcgroups_grafts_are_observed_and_conform(generator: str, index: int) -> None:
+    run = _grafting_run(generator, index)
+    joins = [o.obs for o in run.log if o.obs.name == "GroupJoin"]
+    assert len(joins) >= 10
+    grafted = {(o.node, o.fields["group"]) for o in joins}
+    states = {
+        (o.obs.node, o.obs.fields["group"])
+        for o in run.log
+        if o.obs.name == "group-join" and len(o.obs.fields["neighbours"]) == 1
+    }
+    assert grafted <= states  # each graft reported by the joining server, hanging from one member
+    for rule in RULES["mcgroups"]:
+        assert rule.check(run, run) is None, rule.id
+    # a graft onto a non-member breaks the membership rule
+    (rule,) = [r for r in RULES["mcgroups"] if r.id == "mcgroups/membership"]
+    j = _first(run.log, _named("GroupJoin"))
+    members = {o.obs.node for o in run.log[:j] if o.obs.name == "group-join"}
+    stranger = next(s for s in _servers(run) if s not in members and s != run.log[j].obs.node)
+    bad = _edit(run, lambda o: o is run.log[j].obs, to=stranger)
+    dev = rule.check(dataclasses.replace(run, log=tuple(bad)), run)
+    assert dev is not None and dev.index == j and "not a member" in dev.detail
