@@ -247,3 +247,16 @@ def test_a_version_1_suite_gets_no_observations(binary: str) -> None:
     assert sorted(run.deliveries) == sorted(
         (d.event_id, d.sub_id) for d in expected_deliveries(trace)
     )
+
+
+def test_its_star_fault_delivers_right_and_deviates_at_the_protocol_level(
+    binary: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GO_LBDD_FAULT=star: the root sends every copy itself (point to point): the delivery
+    level passes, the protocol level names lbdd/tree-edge (README, docs/implementers.md)."""
+    star = f"GO_LBDD_FAULT=star {binary}"
+    assert main(["verify", "--impl", star]) == 0
+    assert main(["verify", "--impl", star, "--level", "protocol"]) == 1
+    out = capsys.readouterr().out
+    assert "protocol: deviates (lbdd/tree-edge)" in out.splitlines()[-1], out[-2000:]
+    assert "is not an edge of the LBDD tree" in out

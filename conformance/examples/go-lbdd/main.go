@@ -80,13 +80,15 @@ type system struct {
 	observe bool // the suite speaks protocol version 2: report observations
 	enc     *json.Encoder
 	seq     int64 // the op being applied
+	star    bool  // GO_LBDD_FAULT=star: the fault shown in the README (not LBDD)
 }
 
 func main() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
 	out := bufio.NewWriter(os.Stdout)
-	s := &system{nodes: map[string]*node{}, owner: map[string]string{}, enc: json.NewEncoder(out)}
+	s := &system{nodes: map[string]*node{}, owner: map[string]string{}, enc: json.NewEncoder(out),
+		star: os.Getenv("GO_LBDD_FAULT") == "star"}
 	for in.Scan() {
 		var m msg
 		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
@@ -214,7 +216,14 @@ func (s *system) publish(m msg) {
 		}
 		received[d.to] = true
 		s.deliverLocal(at, d)
-		for _, next := range at.nextHops(d) {
+		hops := at.nextHops(d)
+		if s.star { // a deliberate fault: the root sends every copy itself (point to point,
+			hops = nil // LBDD §4's baseline): right deliveries, not the LBDD tree
+			if at.name == d.origin {
+				hops = d.members
+			}
+		}
+		for _, next := range hops {
 			s.report(d, at.name, next)
 			c := d
 			c.from, c.to = at.name, next
