@@ -266,14 +266,13 @@ def test_reported_lines_follow_the_json_schema() -> None:
     text = (resources.files("pubsub_spec") / "conformance/observations/tam.schema.json").read_text()
     validator = jsonschema.Draft202012Validator(json.loads(text))
     names: set[str] = set()
-    for builtin in ("tam", "tam-all", "tam-basic"):
-        for g in ("churn", "uniform"):
-            run = observed_run(builtin, GENERATORS[g](1, 0, "small"))
-            for o in run.log:
-                line = {"type": "obs", "seq": o.seq, **o.obs.to_json()}
-                errors = list(validator.iter_errors(line))
-                assert not errors, (line, errors[0].message)
-                names.add(o.obs.name)
+    for builtin in ("tam", "tam-basic"):
+        run = observed_run(builtin, GENERATORS["churn"](1, 0, "small"))
+        for o in run.log:
+            line = {"type": "obs", "seq": o.seq, **o.obs.to_json()}
+            errors = list(validator.iter_errors(line))
+            assert not errors, (line, errors[0].message)
+            names.add(o.obs.name)
     assert {"ScribeJoin", "ScribeMulticast", "TamNotify", "tam-store", "scribe-left"} <= names
     good = {"type": "obs", "seq": 3, "kind": "send", "name": "ScribePublish", "node": "n1",
             "to": "n2", "event": "e1", "fields": {"key": "ab" * 20}}  # fmt: skip
