@@ -589,3 +589,21 @@ def test_mcgroups_grafts_are_observed_and_conform(generator: str, index: int) ->
     bad = _edit(run, lambda o: o is run.log[j].obs, to=stranger)
     dev = rule.check(dataclasses.replace(run, log=tuple(bad)), run)
     assert dev is not None and dev.index == j and "not a member" in dev.detail
+
+
+def test_a_proxy_that_never_propagates_breaks_propagate_on_tree() -> None:
+    """Kyra §III: a proxy routes on behalf of its proxy subscriptions on every tree it joins
+    (its entries broadcast there, K-D4); a log without one proxy's propagation deviates."""
+    run = _observed("kyra")
+    (rule,) = [r for r in RULES["kyra"] if r.id == "kyra/propagate-on-tree"]
+    first = next(o.obs for o in run.log if o.obs.name == "SubPropagate")
+    key = (first.sub, first.fields["tree"], first.fields["proxy"])
+
+    def same(o: Observation) -> bool:
+        fields = (o.sub, o.fields.get("tree"), o.fields.get("proxy"))
+        return o.name in ("SubPropagate", "filter-add") and fields == key
+
+    bad = tuple(o for o in run.log if not same(o.obs))
+    dev = rule.check(dataclasses.replace(run, log=bad), run)
+    assert dev is not None and "never propagated" in dev.detail
+    assert bad[dev.index or 0].obs.name == "proxy-store"

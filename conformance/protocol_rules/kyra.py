@@ -377,7 +377,7 @@ def _kyra_propagate(run: ObservedRun) -> Found | None:
     # propagated when empty (K-D4)
     ix = _index(run)
     lay = _KyraLayout()
-    proxy_of: set[tuple[str, str]] = set()
+    proxy_of: dict[tuple[str, str], int] = {}  # (sub, proxy) -> its first proxy-store
     trees: dict[tuple[str, str, str, str], _Tree] = {}
     mode = run.trace.matching
     for i, o in _obs(run):
@@ -385,7 +385,7 @@ def _kyra_propagate(run: ObservedRun) -> Found | None:
             if o.name in ("zone", "tree-join"):
                 lay.read(ix, i, o)
             elif o.name == "proxy-store" and o.sub is not None:
-                proxy_of.add((o.sub, o.node))
+                proxy_of.setdefault((o.sub, o.node), i)
             continue
         if o.name not in ("SubPropagate", "UnsubPropagate"):
             continue
@@ -416,6 +416,20 @@ def _kyra_propagate(run: ObservedRun) -> Found | None:
         if tree.holders != members:
             missing = sorted(members - tree.holders)
             return None, f"{name} of {sid} from {p} on {t} never reached {missing}"
+    # and every proxy propagates its non-empty entries on every tree it shares with others
+    for (sid, p), i in proxy_of.items():
+        sub = ix.subs.get(sid)
+        a = lay.attr.get(sub.schema) if sub is not None else None
+        z = lay.zone.get((sub.schema, p)) if sub is not None else None
+        if sub is None or a is None or z is None:
+            continue  # reported by subscription-movement
+        lo, hi = extent(sub, a, mode)
+        for t, adj in sorted(lay.tree_adj.items()):
+            shared = p in adj and len(adj) > 1 and lay.tree_schema[t] == sub.schema
+            if not shared or not _entry_nonempty(lo, hi, z, lay.tree_zone[t]):
+                continue
+            if ("SubPropagate", sid, p, t) not in trees:
+                return i, f"proxy {p} never propagated its entry of {sid} on tree {t}"
     return None
 
 
