@@ -129,12 +129,18 @@ def conformance_pages() -> None:
     # README.md would become conformance/index.html, the URL of docs/conformance.md (MkDocs
     # makes a README the index of its folder), and silently replace that page
     for name, page in (("FORMAT.md", "FORMAT.md"), ("PROTOCOL.md", "PROTOCOL.md"),
+                       ("OBSERVATIONS.md", "OBSERVATIONS.md"),
                        ("README.md", "package-readme.md")):  # fmt: skip
         with mkdocs_gen_files.open(f"conformance/{page}", "w") as f:
             f.write((ROOT / "conformance" / name).read_text())
     with mkdocs_gen_files.open("conformance/trace.schema.md", "w") as f:
         schema = (ROOT / "conformance" / "trace.schema.json").read_text()
         f.write(f"# trace.schema.json\n\nThe JSON Schema of a trace line (FORMAT.md).\n\n"
+                f"```json\n{schema.rstrip()}\n```\n")  # fmt: skip
+    with mkdocs_gen_files.open("conformance/observation.schema.md", "w") as f:
+        schema = (ROOT / "conformance" / "observation.schema.json").read_text()
+        f.write(f"# observation.schema.json\n\nThe JSON Schema of an observation line "
+                f"(OBSERVATIONS.md, process protocol version 2).\n\n"
                 f"```json\n{schema.rstrip()}\n```\n")  # fmt: skip
 
 

@@ -19,6 +19,8 @@ LINK = re.compile(r"(\]\()([^)\s#]+)(#[^)\s]*)?(\))")
 RENDERED = {
     "conformance/FORMAT.md": "conformance/FORMAT.md",
     "conformance/PROTOCOL.md": "conformance/PROTOCOL.md",
+    "conformance/OBSERVATIONS.md": "conformance/OBSERVATIONS.md",
+    "conformance/observation.schema.json": "conformance/observation.schema.md",
     "conformance/README.md": "conformance/package-readme.md",
     "conformance/trace.schema.json": "conformance/trace.schema.md",
 }
