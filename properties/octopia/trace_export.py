@@ -2,8 +2,9 @@
 
 `ScotTraceSystem` observes a run of the reference `OctopiaSystem` (SNR or IDR; it draws
 nothing, sends nothing and changes no state the system reads:
-tests/test_trace_validation_octopia.py compares event-log hashes): its engine notes every
-message scheduled, and the notifications of each publication are recorded as a run of its own
+tests/test_trace_validation_octopia.py compares event-log hashes): it notes every
+Notification copy it sends (a multiset of (sender, receiver, copy) in flight), and the
+notifications of each publication are recorded as a run of its own
 (ScotRouting.tla models one publication): a state when the publication is made (the spec's
 `Publish`: the host receives, delivers and sends its copies in one step) and after each of its
 notifications is handled (`Deliver`). A generated module per publication lets tla-checker
