@@ -74,7 +74,8 @@ def build_release(version: str | None = None) -> Release:
     for entry in sorted(vectors.iterdir(), key=lambda e: e.name):
         if entry.is_file() and (entry.name.endswith(".ndjson") or entry.name == "index.json"):
             files[f"vectors/{entry.name}"] = entry.read_bytes()
-    for doc in ("FORMAT.md", "PROTOCOL.md", "trace.schema.json"):
+    for doc in ("FORMAT.md", "PROTOCOL.md", "trace.schema.json", "OBSERVATIONS.md",
+                "observation.schema.json"):  # fmt: skip
         files[doc] = (pkg / doc).read_bytes()
     index = json.loads(files["vectors/index.json"])
     traces = len(index.get("traces", []) if isinstance(index, dict) else index)

@@ -58,7 +58,8 @@ def test_export_is_a_complete_reproducible_release(release: Path, tmp_path: Path
     for entry in index:
         assert content[f"vectors/{entry['trace']}"] == (VECTORS / entry["trace"]).read_bytes()
         assert f"vectors/{entry['expected']}" in content
-    for doc in ("FORMAT.md", "PROTOCOL.md", "trace.schema.json", "README.md"):
+    for doc in ("FORMAT.md", "PROTOCOL.md", "trace.schema.json", "README.md", "OBSERVATIONS.md",
+                "observation.schema.json"):  # fmt: skip
         assert content[doc]
     manifest = json.loads(content["RELEASE.json"])
     assert manifest["version"] == "9.9.9" and manifest["traces"] == len(index)
