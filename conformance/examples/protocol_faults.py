@@ -9,11 +9,13 @@ as `obs` lines, transformed by one fault (`--fault NAME` or the environment vari
 protocol level must report exactly that rule (tests/test_protocol_faults.py; the catch rate is
 printed by benchmarks/bench_protocol_faults.py).
 
-  python3 protocol_faults.py --system thesis                     the reference: conforms
-  python3 protocol_faults.py --system thesis --fault broadcast   the broadcasting program
+  python protocol_faults.py --system thesis                     the reference: conforms
+  python protocol_faults.py --system thesis --fault broadcast   the broadcasting program
 
-`--fault broadcast` is "the broadcasting program" of docs/conformance.md: every event is sent by
-its publisher to every peer. `--list` prints the faults with their systems and rules.
+(a Python with this package installed, e.g. the checkout's .venv/bin/python). `--fault
+broadcast` is the broadcasting program of conformance/README.md ("The protocol fault kit"):
+every event is sent by its publisher to every peer. `--list` prints the faults with their
+systems and rules.
 """
 
 from __future__ import annotations
@@ -64,14 +66,11 @@ def builtin_of(claim: str) -> tuple[SystemInfo, Variant]:
 
 # -- the faults ---------------------------------------------------------------------------------
 class Transform:
-    """One fault: it sees each op before it is applied (`on_op`) and rewrites the observations
-    reported under it (`batch`), in order; state across batches is its own."""
+    """One fault: it rewrites the observations reported under each op (`batch`, in order; the
+    op being applied is `run.op`, None at the end); state across batches is its own."""
 
     def __init__(self, run: FaultedRun) -> None:
         self.run = run
-
-    def on_op(self, op: Op) -> None:
-        """Called before `op` is applied."""
 
     def batch(self, seq: int, obs: list[Observation]) -> list[Observation]:
         return obs
@@ -661,7 +660,6 @@ class FaultedRun:
             self.events[op.event.id] = op.event
         elif isinstance(op, Subscribe):
             self.subs[op.sub.id] = op.sub
-        self.transform.on_op(op)
         self.driver.apply(op)
         if isinstance(op, Join):
             self.live.append(op.node)
