@@ -163,8 +163,9 @@ func (s *system) join(name string) {
 
 // remove: a leave or a failure takes the node's subscriptions with it (a failure is an
 // unsubscription from every topic, LBDD §3.4). Every other node drops it from its view
-// (Algorithm 3, D-L6). The suite waits for each op's ack, so the heartbeat timeout of a
-// failure (D-L7) has expired at every node before the next op: views agree between ops.
+// (Algorithm 3, D-L6). This program runs each op to quiescence before its ack: it takes the
+// heartbeat timeout of a failure (D-L7) as expired at every node before the next op, so the
+// views agree between ops (docs/lbdd.md, "Diverging views", V5).
 func (s *system) remove(name string) {
 	n := s.nodes[name]
 	if n == nil {
