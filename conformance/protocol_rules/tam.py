@@ -404,9 +404,11 @@ def _scan_tam(run: ObservedRun) -> _Found:
         name, node = obs.name, obs.node
         if obs.kind == STATE:
             here = (key, node)
+            # Tam et al. §3.2, §3.5, §3.6: the subscription's index keys
             if name == REGISTER:
                 _registration(ctx, found, R_REGISTER, i, obs, registered, first_reg)
             elif name == ROOT:
+                # Tam et al. §3.3: the root of the tree is the key's home
                 homes = ctx.homes(key, seq)
                 if node not in homes:
                     found.add(
@@ -416,6 +418,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
                     )
                 parent[here] = None
             elif name == PARENT:
+                # Scribe §2.2.1: a node off the tree enters it below its next hop, once
                 p = str(obs.fields["parent"])
                 handover = obs.fields.get("handover") is True and parent.get(here, 0) is None
                 if here in parent and not handover:
@@ -429,6 +432,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
                 parent[here] = p
                 licences[(key, node, p)] += 1
             elif name == CHILD_ADDED:
+                # Scribe §2.2.1: the receiver of a JOIN adds its sender as a child
                 c = str(obs.fields["child"])
                 if here not in parent:
                     found.add(
@@ -454,6 +458,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
             continue
         to = obs.to
         assert to is not None
+        # Tam et al. §3.3: a JOIN stops at the first node in the tree
         if name == JOIN:
             if licences[(key, node, to)] <= 0:
                 found.add(
@@ -467,6 +472,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
                 licences[(key, node, to)] -= 1
             pending[(key, node, to)].append(i)
         elif name in (PUBLISH, MULTICAST):
+            # Tam et al. §3.2, §3.5: one key per index the publication specifies
             event = ctx.events[obs.event or ""]
             if key not in ctx.event_keys(event):
                 found.add(
@@ -477,12 +483,16 @@ def _scan_tam(run: ObservedRun) -> _Found:
                 )
                 continue
             ek = (event.id, key)
+            # Tam et al. §3.3, T11: routed hop by hop to the root
             if name == PUBLISH:
                 why = chains.hop(ek, event.publisher, obs, i, seq)
                 if why is not None:
                     found.add(R_PUBLISH_ROUTE, i, why)
-                holds[ek] = {to: (i, frozenset(children[(key, to)]))}  # the route's last node
+                holds[ek] = {
+                    to: (i, frozenset(children.get((key, to), ())))
+                }  # the route's last node
                 continue
+            # Tam et al. §3.3: multicast from the root down the tree, one copy per node
             root = tree_root.get(ek)
             if root is None:
                 start = chains.holder.get(ek, event.publisher)
@@ -505,12 +515,13 @@ def _scan_tam(run: ObservedRun) -> _Found:
                     R_TREE, i, f"{node} forwards {event.id} on key {key:040x} before receiving it"
                 )
             got.add(to)
-            holds.setdefault(ek, {})[to] = (i, frozenset(children[(key, to)]))
+            holds.setdefault(ek, {})[to] = (i, frozenset(children.get((key, to), ())))
             reached[event.id].add(to)
             snap = sent_to.get((event.id, key, node))
             if snap is None:
                 snap = sent_to[(event.id, key, node)] = (i, frozenset(children[(key, node)]), set())
             snap[2].add(to)
+            # Tam et al. §3.3; Scribe §2.2: down tree edges only
             if to not in children[(key, node)]:
                 found.add(
                     R_EDGE,
@@ -527,6 +538,7 @@ def _scan_tam(run: ObservedRun) -> _Found:
                 f"the JOIN {a} -> {b} for key {key:040x} was never absorbed (no child added)",
             )
     _check_ends(ctx, found, R_PUBLISH_ROUTE, chains, "the publication")
+    # Tam et al. §3.3: down every tree edge
     for (eid, key, node), (i, kids, to_set) in sent_to.items():
         if to_set != kids:
             found.add(
@@ -618,9 +630,11 @@ def _scan_basic(run: ObservedRun) -> _Found:
             continue  # the moved subscriptions are judged by their tam-store observations
         key = _key(obs)
         assert key is not None
+        # Tam et al. §3.2, §3.5, §3.6: the subscription's index keys
         if name == REGISTER:
             _registration(ctx, found, B_REGISTER, i, obs, registered, first_reg)
         elif name == STORE:
+            # Tam et al. §3.2: stored at the key's home
             sid = obs.sub or ""
             homes = ctx.homes(key, seq)
             mine = ctx.registered_keys.get(sid, set())
@@ -642,6 +656,7 @@ def _scan_basic(run: ObservedRun) -> _Found:
         elif name == UNSTORE:
             stored[(node, key)].discard(obs.sub or "")
         elif name in (T_SUBSCRIBE, T_UNSUBSCRIBE):
+            # Tam et al. §3.2: routed from the subscriber toward one of its keys
             sid = obs.sub or ""
             mine = ctx.registered_keys.get(sid, set())
             if key not in mine:
@@ -656,6 +671,7 @@ def _scan_basic(run: ObservedRun) -> _Found:
             if why is not None:
                 found.add(B_SUBSCRIBE_ROUTE, i, why)
         elif name == T_PUBLISH:
+            # Tam et al. §3.2: routed from the publisher to each of its keys' homes
             event = ctx.events[obs.event or ""]
             if key not in ctx.event_keys(event):
                 found.add(
@@ -669,6 +685,7 @@ def _scan_basic(run: ObservedRun) -> _Found:
             if why is not None:
                 found.add(B_PUBLISH_ROUTE, i, why)
         elif name == T_NOTIFY:
+            # Tam et al. §3.2: the home completes the matching and notifies
             assert to is not None
             event = ctx.events[obs.event or ""]
             at = pub_chains.holder.get((event.id, key), event.publisher)
