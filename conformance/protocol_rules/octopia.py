@@ -13,9 +13,9 @@ O-EXPLICIT, docs/octopia.md). One pass over the log replays the brokers' tables 
 CIBs) and every event's forwarding, and records each rule's first offending observation; the
 pass is cached per run, so the family's rules cost one pass together.
 
-The per-event tree check is local (`_Tree` below): the shared `per_event_tree` helper of
-`generic.py` was not there when these rules were written; the local one also roots each tree
-at the publisher's broker, which the paper prescribes.
+The per-event tree rules combine the shared `per_event_tree` helper of `generic.py` (a second
+reception, a cycle) with the replay's own check (`_Replay.tree_send`), which adds the root the
+paper prescribes (the publisher's broker) and that a broker forwards only an event it holds.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pubsub_spec.conformance.protocol_rules.base import Deviation, ObservedRun, Rule
+from pubsub_spec.conformance.protocol_rules.generic import per_event_tree
 from pubsub_spec.reference.common.matching import matches
 from pubsub_spec.reference.common.model import Event, Subscription
 from pubsub_spec.reference.common.ops import (
@@ -852,6 +853,14 @@ def _found(run: ObservedRun) -> Found:
     if _cache and _cache[0][0] is run:
         return _cache[0][1]
     found = _ANALYSE[run.system](run)
+    # The shared tree helper (generic.py) on the same copies: a second reception or a cycle;
+    # the replay adds the root (the publisher's broker) and "forwards only what it holds".
+    broken = per_event_tree(run, DISSEMINATION[run.system])
+    tree = ("tid" if run.system == TID else "octopia") + "/notification-tree"
+    mine = found.get(tree)
+    if broken is not None and (mine is None or mine[0] is None or broken.index < mine[0]):
+        what = "a second time" if broken.how == "twice" else "after forwarding it (a cycle)"
+        found[tree] = (broken.index, f"{broken.node} receives {broken.event} {what}")
     _cache[:] = [(run, found)]
     return found
 
