@@ -30,6 +30,7 @@ from pubsub_spec.reference.registry import variants
 from pubsub_spec.reference.sim.observe import Observation, send, state
 from pubsub_spec.reference.sim.run import Driver, run_trace
 from pubsub_spec.reference.sim.system import System
+from pubsub_spec.reference.thesis.config import config_of
 from pubsub_spec.reference.thesis.info import with_delivery
 from pubsub_spec.reference.thesis.substrate_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
@@ -305,10 +306,18 @@ def test_growth_only_rejects_a_second_split_and_an_uncreated_one() -> None:
 
 
 def test_depth_rejects_a_node_past_the_maximum() -> None:
+    """Splits down one path, each of a node its parent's split created (growth-only holds): the
+    split at depth D = the trace's max_depth makes children at depth D + 1."""
     run = thesis_run()
-    deep = "0" * 20  # the default max_depth: its children would be at depth 21
-    bad = edited(run, is_state("split"), lambda o: [o, fields(o, bits=deep)])
-    rejects("thesis", "thesis/depth", bad, first=False)
+    bound = config_of(run.trace).max_depth
+    tree = run.trace.schemas[0].name + "/" + run.trace.schemas[0].attributes[0].name
+    chain = [
+        state("split", "n1", tree=tree, bits="0" * d, children=["0" * d + "0", "0" * d + "1"])
+        for d in range(bound + 1)
+    ]
+    ok = with_log(run, chain[:bound])
+    assert rule_ids("thesis")["thesis/depth"].check(ok, ok) is None
+    rejects("thesis", "thesis/depth", with_log(run, chain))
     assert rule_ids("thesis")["thesis/depth"].check(run, run) is None
 
 
