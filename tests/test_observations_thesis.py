@@ -141,6 +141,27 @@ def test_the_reference_conforms(gen: str) -> None:
                 assert first_deviation(RULES["thesis"], as_thesis) is None
 
 
+def tiny_vectors() -> list[str]:
+    from pubsub_spec.conformance.vectors import VECTORS
+
+    return sorted(
+        p.name for p in VECTORS.glob("*-tiny-*.ndjson") if not p.name.endswith(".expected.ndjson")
+    )
+
+
+@pytest.mark.parametrize("name", tiny_vectors())
+def test_the_reference_conforms_on_the_committed_vectors(name: str) -> None:
+    from pubsub_spec.conformance.traceio import read_trace
+    from pubsub_spec.conformance.vectors import VECTORS
+
+    t = read_trace(VECTORS / name)
+    refs = {"thesis": observed_run("reference", t), "lbdd": observed_run("reference-lbdd", t)}
+    for builtin in BUILTINS:
+        run = observed_run(builtin, t)
+        verdict = judge_protocol(run, refs[run.system])
+        assert verdict.status == "conforms", (name, builtin, verdict.describe())
+
+
 # -- each rule rejects a log broken for it -------------------------------------------------------
 def with_log(run: ObservedRun, log: Sequence[Observation | Observed]) -> ObservedRun:
     return replace(run, log=tuple(o if isinstance(o, Observed) else Observed(1, o) for o in log))
