@@ -144,6 +144,11 @@ class _Replay:
     hops: dict[tuple[str, str], int] = field(default_factory=dict)
     root: dict[str, str] = field(default_factory=dict)
     delivered: set[tuple[str, str]] = field(default_factory=set)
+    bound: int | None = None  # depth_bound of the claimed system on this SCOT
+    names: dict[str, Broker | None] = field(default_factory=dict)  # parsed broker names
+
+    def __post_init__(self) -> None:
+        self.bound = depth_bound(self.run.system, self.scot)
 
     def flag(self, rule: str, index: int | None, detail: str) -> None:
         self.found.setdefault(rule, (index, detail))
@@ -151,8 +156,10 @@ class _Replay:
     def broker(self, name: str | None) -> Broker | None:
         if name is None:
             return None
-        b = parse_broker(name)
-        return b if b is not None and b in self.scot.adjacency else None
+        if name not in self.names:
+            b = parse_broker(name)
+            self.names[name] = b if b is not None and b in self.scot.adjacency else None
+        return self.names[name]
 
     def host(self, client: str) -> str | None:
         return self.attach.get(client)
@@ -202,7 +209,7 @@ class _Replay:
             self.flag(
                 self.prefix + "/depth", i, f"{eid} reaches {to} at depth {h}, reported {hops}"
             )
-        bound = depth_bound(self.run.system, self.scot)
+        bound = self.bound
         if bound is not None and h > bound:
             self.flag(self.prefix + "/depth", i, f"{eid} reaches {to} at depth {h} > {bound}")
         return True
@@ -268,6 +275,7 @@ def _octopia(run: ObservedRun) -> Found:
     idr = run.system == IDR
     srt: dict[str, dict[str, _SrtRow]] = defaultdict(dict)
     prt: dict[str, dict[str, str | None]] = defaultdict(dict)
+    via: dict[tuple[str, str], set[str]] = defaultdict(set)  # (broker, lastHop) -> its subs
     adv_sent: set[tuple[str, str, str]] = set()  # (adv, from, to)
     sub_sent: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)  # (kind, sub) -> to: from
     sub_pairs: set[tuple[str, str, str, str]] = set()
@@ -426,7 +434,7 @@ def _octopia(run: ObservedRun) -> Found:
                 rule = "octopia/notification-route"
                 if scot.is_alink(a, b):  # RPF on the PRT (§VII-A), never back
                     ok = o.to != sender and any(
-                        last == o.to and r.matches(s, eid) for s, last in prt[o.node].items()
+                        r.matches(s, eid) for s in via.get((o.node, o.to), ())
                     )
                     if not ok:
                         r.flag(
@@ -524,11 +532,18 @@ def _octopia(run: ObservedRun) -> Found:
                         i,
                         f"{node} stores {sid} with lastHop {last}, which did not send it",
                     )
+                old = prt[node].get(sid)
+                if old is not None:
+                    via[(node, old)].discard(sid)
                 prt[node][sid] = None if last is None else str(last)
+                if last is not None:
+                    via[(node, str(last))].add(sid)
                 for adv in srt[node]:
                     owe(i, node, adv, sid)
             elif o.name == "prt-remove":
-                prt[node].pop(o.sub or "", None)
+                old = prt[node].pop(o.sub or "", None)
+                if old is not None:
+                    via[(node, old)].discard(o.sub or "")
             elif o.name == "publish":
                 eid = o.event or ""
                 if eid not in tr.events or not ensure_root(i, eid):
@@ -687,6 +702,7 @@ def _tid(run: ObservedRun) -> Found:
     r = _Replay(run, scot, tr)
     srt: dict[str, dict[str, str | None]] = defaultdict(dict)  # broker -> tid -> lastHop
     prt: dict[str, dict[tuple[str, str], str | None]] = defaultdict(dict)
+    tvia: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (broker, TID, lastHop)
     adv_sent: set[tuple[str, str, str]] = set()
     sub_sent: set[tuple[str, str, str, str]] = set()  # (sub, tid, from, to)
     tid_of: dict[str, str] = {}
@@ -762,8 +778,7 @@ def _tid(run: ObservedRun) -> Found:
                 if not r.tree_send("tid/notification-tree", i, eid, o.node, o.to, f.get("depth")):
                     continue
                 ok = o.to != sender and any(
-                    t == tid and last == o.to and r.matches(s, eid)
-                    for (s, t), last in prt[o.node].items()
+                    r.matches(s, eid) for s in tvia.get((o.node, tid, o.to), ())
                 )
                 if not ok:
                     r.flag(
@@ -823,9 +838,16 @@ def _tid(run: ObservedRun) -> Found:
                         i,
                         f"{node} stores ({sid}, {tid}) from {last}, which did not send it",
                     )
+                old = prt[node].get((sid, tid))
+                if old is not None:
+                    tvia[(node, tid, old)].discard(sid)
                 prt[node][(sid, tid)] = None if last is None else str(last)
+                if last is not None:
+                    tvia[(node, tid, str(last))].add(sid)
             elif o.name == "prt-remove":
-                prt[node].pop((o.sub or "", tid), None)
+                old = prt[node].pop((o.sub or "", tid), None)
+                if old is not None:
+                    tvia[(node, tid, old)].discard(o.sub or "")
             elif o.name == "publish":
                 eid = o.event or ""
                 if eid not in tr.events or r.start_event("tid/notification-tree", i, eid) is None:
