@@ -460,7 +460,8 @@ def _octopia(run: ObservedRun) -> Found:
                         f"{sorted(mine)} less the receiver's cluster (§VII-B, A10)",
                     )
                 targets[(eid, o.to)] = civ
-                copies[(eid, o.node)].append((i, o.to, civ))
+                if idr:  # the IDR decisions are judged on the copies (_idr_cases)
+                    copies[(eid, o.node)].append((i, o.to, civ))
         else:
             node = o.node
             if o.name == "attach":
