@@ -333,17 +333,22 @@ def _conform_scale(
         op_timeout=args.op_timeout, total_timeout=getattr(args, "total_timeout", 120.0),
         shrink=not args.no_shrink, features=args.features,
         progress=lambda msg: _say(msg, start),
+        protocol=getattr(args, "level", "delivery") == "protocol",
     )  # fmt: skip
     master = args.master or "local[2]"
     report = write_scale_report(out, r, master)
     _say(f"report written to {report}", start)
     print(f"{r.traces} traces, {r.ops} ops, {r.seconds:.1f} s, {r.ops_per_minute:,.0f} ops/min")
+    by_level = getattr(args, "level", "delivery") == "protocol"
     print(f"{'implementation':<40}{'verdict':<11}{'runs on':>10}{'pass':>8}{'fail':>6}"
-          f"{'unknown':>9}{'skipped':>9}")  # fmt: skip
+          f"{'unknown':>9}{'skipped':>9}" + ("  protocol" if by_level else ""))  # fmt: skip
     for i in r.impls:
         share = "all" if i.fraction >= 1.0 else f"{i.fraction:.3g}"
         print(f"{short_label(i.impl, 39):<40}{i.verdict:<11}{share:>10}{i.passed:>8}"
-              f"{i.failed:>6}{i.unknown:>9}{i.skipped:>9}")  # fmt: skip
+              f"{i.failed:>6}{i.unknown:>9}{i.skipped:>9}"
+              + (f"  {i.protocol}" if by_level else ""))  # fmt: skip
+    for d in r.deviations:
+        print(f"  {d.impl} {d.trace_id}: protocol {d.detail or d.protocol}")
     for f in r.failures:
         print(f"  {f.impl} {f.trace_id}: {f.detail or f.verdict + ': ' + f.reason}")
         if f.shrunk:
@@ -356,7 +361,8 @@ def _conform_scale(
             f"driver JVM {s.driver_jvm_peak_mb:.0f} MB, executor JVM "
             f"{s.executor_jvm_peak_mb:.0f} MB, worker {s.worker_peak_mb:.0f} MB"
         )
-    code = exit_code(r.failed, False)
+    protocol_failed = by_level and any(protocol_fails(i.impl, i.protocol) for i in r.impls)
+    code = exit_code(r.failed or protocol_failed, False)
     if args.junit:
         cases = [
             Case("conform", "suite", "oracle cross-check", 0.0,
@@ -370,6 +376,11 @@ def _conform_scale(
                     f"{i.failed} fail, {i.unknown} unknown, {i.skipped} skipped")  # fmt: skip
             msg = "" if i.verdict == "pass" else f"{i.verdict}: {text}"
             outcome = outcomes.get(i.verdict, "skipped")
+            if by_level:
+                text += (f"; protocol {i.protocol}: {i.conforms} conform, {i.deviates} deviate, "
+                         f"{i.not_reported} not reported")  # fmt: skip
+                if outcome == "passed" and protocol_fails(i.impl, i.protocol):
+                    outcome, msg = "failed", f"protocol: {i.protocol}"
             cases.append(Case("conform", i.impl, "trace set", 0.0, outcome, msg, text))
         write_junit(args.junit, "pubsub-spec conform", cases)
     if args.json:

@@ -5,7 +5,14 @@ implementations on each trace right there (as the sampling policy says). Per imp
 trace it writes one result row (`results/`, `RESULT_TABLE`): the deliveries' fingerprint (count
 and two sums of CRC-32 of the pairs; the same function Spark SQL computes) or the verdict it
 already knows (a crash, a timeout, a skip). Only per-partition counters and peak memory go back
-to the driver (`PartStats`)."""
+to the driver (`PartStats`).
+
+With `Job.protocol` (`conform --ops N --level protocol`), each row also carries the protocol level
+(conformance/OBSERVATIONS.md), judged here beside the implementation: an outside program's
+observations from the same run; a built-in claiming a system is run once, observed, in its
+isolated child, which judges it there against the claim's reference run of the same trace (the
+same run when it is the reference) and sends back the deliveries and the verdict. Nothing but
+the row's two strings leaves the executor, so the driver's memory stays as flat as without."""
 
 from __future__ import annotations
 
@@ -37,6 +44,8 @@ RESULT_TABLE = (
     ("h1", "BIGINT"),
     ("h2", "BIGINT"),
     ("seconds", "DOUBLE"),
+    ("protocol", "STRING"),  # "" (not judged), conforms, deviates (rule), not reported
+    ("protocol_detail", "STRING"),
 )
 RESULT_DDL = ", ".join(f"{name} {kind}" for name, kind in RESULT_TABLE)
 
@@ -52,6 +61,7 @@ class Job:
     cross_fraction: float
     op_timeout: float = 5.0
     total_timeout: float = 120.0
+    protocol: bool = False  # judge the protocol level too (module doc)
 
 
 @dataclass
@@ -67,47 +77,103 @@ class PartStats:
     runs: dict[str, int] = field(default_factory=dict)  # impl -> traces it ran on
 
 
-def _run_impl(name: str, trace: Any, job: Job) -> tuple[str, str, str, Fingerprint, float]:
+Run = tuple[str, str, str, Fingerprint, float]
+PROTOCOL_SENTINEL = ""  # the event id of the pair carrying the protocol verdict out of the child
+DETAIL_CHARS = 2000  # a protocol detail is cut to this length in its row
+
+
+def _observed(name: str) -> Callable[[Any], list[Any]]:
+    """The isolated child's work for a built-in claiming a system: its observed run (its
+    deliveries are the run's: observing changes nothing), judged; the verdict rides back as one
+    extra pair whose event id is empty (no trace event has an empty id)."""
+
+    def run(trace: Any) -> list[Any]:
+        from pubsub_spec.conformance.observed import REFERENCE, claim_of, judge_run, observed_run
+        from pubsub_spec.reference.common.oracle import Delivery
+
+        got = observed_run(name, trace)
+        claim = claim_of(name)
+        try:
+            pv = judge_run(got, is_reference=claim is not None and REFERENCE[claim] == name)
+            verdict = (pv.label(), pv.describe())
+        except Exception as e:  # a rule that breaks: said, never the delivery level's fault
+            verdict = ("not reported", f"not reported: the protocol check failed: {e!r}")
+        return [*got.deliveries, Delivery(PROTOCOL_SENTINEL, "\n".join(verdict))]
+
+    return run
+
+
+Level = tuple[str, str]  # (protocol label, detail); ("", "") when not judged
+UNJUDGED: Level = ("", "")
+
+
+def _run_impl(name: str, trace: Any, job: Job) -> tuple[Run, Level]:
     """(known verdict or "", kind, reason, fingerprint of the deliveries, seconds) of one
-    implementation on one trace. The fast built-ins run in the task's own process (a fork per
-    trace would cost more than they do), through their `fingerprint` where they have one; a
-    crash is caught. The slow built-ins run isolated (isolate.py), outside
-    programs through the adapter, under the same limits as in `conform` without --ops."""
+    implementation on one trace, and its protocol level when `job.protocol`. The fast built-ins
+    run in the task's own process (a fork per trace would cost more than they do), through their
+    `fingerprint` where they have one; a crash is caught. The slow built-ins run isolated
+    (isolate.py), outside programs through the adapter, under the same limits as in `conform`
+    without --ops."""
     from pubsub_spec.conformance.impls import is_outside, outside_command, resolve
     from pubsub_spec.conformance.supervisor import Limits
     from pubsub_spec.reference.sim.system import missing_features
 
     start = time.monotonic()
+    unjudged = ("not reported", "not reported: no claim") if job.protocol else UNJUDGED
     if is_outside(name):
         from pubsub_spec.conformance.adapter import run_outside
 
         o = run_outside(outside_command(name), trace, job.op_timeout, job.total_timeout)
         secs = time.monotonic() - start
         if o.verdict != "ok":
-            return o.verdict, o.kind, o.reason, NONE, secs
-        return "", "", "", fingerprint(o.deliveries), secs
+            return (o.verdict, o.kind, o.reason, NONE, secs), _not_run(job, o.verdict)
+        level = _outside_level(o, trace) if job.protocol else UNJUDGED
+        return ("", "", "", fingerprint(o.deliveries), secs), level
     impl = resolve(name)
     if impl is None:
-        return "skipped", "unknown-impl", "unknown implementation", NONE, 0.0
+        return ("skipped", "unknown-impl", "unknown implementation", NONE, 0.0), unjudged
     if impl.unavailable:
-        return "skipped", "unavailable", impl.unavailable, NONE, 0.0
+        return ("skipped", "unavailable", impl.unavailable, NONE, 0.0), unjudged
     lacking = missing_features(trace, impl.features)
     if lacking:
-        return "skipped", "feature", lacking, NONE, 0.0
+        return ("skipped", "feature", lacking, NONE, 0.0), _not_run(job, "skipped")
     if not is_slow(name):
         try:
             fp = impl.fingerprint(trace) if impl.fingerprint else fingerprint(impl.run(trace))
         except Exception as e:  # a crash of a built-in is its fail, never the task's
-            return "fail", "crash", f"{type(e).__name__}: {e}"[:500], NONE, time.monotonic() - start
-        return "", "", "", fp, time.monotonic() - start
+            secs = time.monotonic() - start
+            return ("fail", "crash", f"{type(e).__name__}: {e}"[:500], NONE, secs), unjudged
+        return ("", "", "", fp, time.monotonic() - start), unjudged
     from pubsub_spec.conformance.isolate import run_isolated
+    from pubsub_spec.conformance.observed import claim_of
 
-    ran = run_isolated(impl.run, trace, Limits(job.op_timeout, total_timeout=job.total_timeout))
+    observed = job.protocol and claim_of(name) is not None
+    limits = Limits(job.op_timeout, total_timeout=job.total_timeout)
+    ran = run_isolated(_observed(name) if observed else impl.run, trace, limits)
     if ran.status != "ok":
         verdict = "fail" if ran.status in ("crash", "killed") else "unknown"
         kind = "crash" if verdict == "fail" else ran.status
-        return verdict, kind, ran.reason[:500], NONE, ran.seconds
-    return "", "", "", fingerprint(ran.deliveries), ran.seconds
+        return (verdict, kind, ran.reason[:500], NONE, ran.seconds), _not_run(job, verdict)
+    if not observed:
+        return ("", "", "", fingerprint(ran.deliveries), ran.seconds), unjudged
+    pairs = [d for d in ran.deliveries if d.event_id != PROTOCOL_SENTINEL]
+    carried = [d.sub_id for d in ran.deliveries if d.event_id == PROTOCOL_SENTINEL]
+    label, _, detail = (carried[-1] if carried else "not reported\nnot reported").partition("\n")
+    return ("", "", "", fingerprint(pairs), ran.seconds), (label, detail[:DETAIL_CHARS])
+
+
+def _not_run(job: Job, verdict: str) -> Level:
+    return ("not reported", f"not reported: {verdict}") if job.protocol else UNJUDGED
+
+
+def _outside_level(outcome: Any, trace: Any) -> tuple[str, str]:
+    from pubsub_spec.conformance.observed import judge_outcome
+
+    try:
+        pv = judge_outcome(outcome, trace)
+    except Exception as e:  # the reference's run or a rule broke: not the program's fault
+        return "not reported", f"not reported: the protocol check failed: {e!r}"
+    return pv.label(), pv.describe()[:DETAIL_CHARS]
 
 
 def run_partition(job: Job, partition: int) -> PartStats:
@@ -144,10 +210,12 @@ def run_partition(job: Job, partition: int) -> PartStats:
         for impl in job.impls:
             if not runs_on(job, impl, number):
                 continue
-            known, kind, reason, (n, s1, s2), secs = _run_impl(impl, trace, job)
+            (known, kind, reason, (n, s1, s2), secs), (level, detail) = _run_impl(
+                impl, trace, job
+            )
             results.add(
                 [(tid, gen, index, impl, len(trace.ops), publishes, known, kind, reason, n, s1,
-                  s2, secs)]
+                  s2, secs, level, detail)]
             )  # fmt: skip
             stats.results += 1
             stats.runs[impl] = stats.runs.get(impl, 0) + 1

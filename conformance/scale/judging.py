@@ -47,6 +47,12 @@ class ImplSummary:
     checked: int = 0  # publishes compared
     skip_reasons: list[str] = field(default_factory=list)
     verdict: str = ""
+    # the protocol level (conform --ops --level protocol; conformance/OBSERVATIONS.md): traces
+    # that conform, deviate, are not reported (skipped traces left out), and the overall level
+    conforms: int = 0
+    deviates: int = 0
+    not_reported: int = 0
+    protocol: str = ""
 
 
 @dataclass
@@ -60,6 +66,27 @@ class Failure:
     reason: str
     detail: str = ""
     shrunk: str = ""
+
+
+@dataclass
+class ProtocolDeviation:
+    """One trace on which an implementation deviates at the protocol level (the first ones
+    of each implementation, by trace id)."""
+
+    impl: str
+    trace_id: str
+    generator: str
+    protocol: str  # deviates (rule)
+    detail: str
+
+
+def overall_protocol(s: ImplSummary, first: ProtocolDeviation | None) -> str:
+    """verdict.overall_protocol's rules on the counts: "" when not judged."""
+    if not (s.conforms or s.deviates or s.not_reported):
+        return ""
+    if s.deviates:
+        return first.protocol if first is not None else "deviates"
+    return "not reported" if s.not_reported else "conforms"
 
 
 def overall_verdict(s: ImplSummary, subset: frozenset[str] | None) -> str:
@@ -116,7 +143,7 @@ def judged(spark: Any, out: Path, expected: Any) -> Any:
     )
     return j.select(
         "trace_id", "generator", "trace_index", "impl", "ops", "publishes", "reason",
-        verdict.alias("verdict"), kind.alias("kind"),
+        verdict.alias("verdict"), kind.alias("kind"), "protocol", "protocol_detail",
     )  # fmt: skip
 
 

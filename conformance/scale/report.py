@@ -26,6 +26,7 @@ def result_json(r: ScaleResult) -> dict[str, Any]:
         "driver_heap": r.driver_heap,
         "implementations": [asdict(i) for i in r.impls],
         "failures": [asdict(f) for f in r.failures],
+        "protocol_deviations": [asdict(d) for d in r.deviations],
         "stages": [asdict(s) for s in r.stages],
     }
 
@@ -46,16 +47,20 @@ def write_scale_report(out: Path, r: ScaleResult, master: str) -> Path:
     ]
     if r.suite_failure:
         lines += [f"**SUITE FAILURE**: {r.suite_failure}.", ""]
+    judged = any(i.protocol for i in r.impls)  # conform --ops --level protocol
     lines += [
-        "| implementation | verdict | runs on | traces | pass | fail | unknown | skipped |",
-        "|---|---|---|---|---|---|---|---|",
+        "| implementation | verdict | runs on | traces | pass | fail | unknown | skipped |"
+        + (" protocol | conforms | deviates | not reported |" if judged else ""),
+        "|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if judged else ""),
     ]
     for i in r.impls:
         share = "every trace" if i.fraction >= 1.0 else f"a sample of {i.fraction:.4g}"
         lines.append(
             f"| {i.impl} | {i.verdict} | {share} ({i.role}) | {i.traces} | {i.passed} | "
             f"{i.failed} | {i.unknown} | {i.skipped} |"
-        )
+            + (f" {i.protocol} | {i.conforms} | {i.deviates} | {i.not_reported} |"
+               if judged else "")
+        )  # fmt: skip
     lines += ["", "## Failures", ""]
     for f in r.failures:
         lines.append(f"- {f.impl} on {f.trace_id}: {f.detail or f.verdict + ': ' + f.reason}")
@@ -63,6 +68,10 @@ def write_scale_report(out: Path, r: ScaleResult, master: str) -> Path:
             lines.append(f"  - smallest failing trace: {f.shrunk}")
     if not r.failures:
         lines.append("None.")
+    if judged:
+        lines += ["", "## Protocol deviations", ""]
+        lines += [f"- {d.impl} on {d.trace_id}: {d.detail or d.protocol}"
+                  for d in r.deviations] or ["None."]  # fmt: skip
     lines += ["", "## Stages", "", f"Driver JVM heap (spark.driver.memory): {r.driver_heap}; "
               "memory below is resident (RSS) peaks.", "",
               "| stage | seconds | driver MB | driver JVM MB | executor JVM MB | worker MB |",

@@ -8,7 +8,7 @@ import contextlib
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,10 @@ from pubsub_spec.conformance.scale.executor import RESULTS_DIR, Job, partition_t
 from pubsub_spec.conformance.scale.judging import (
     Failure,
     ImplSummary,
+    ProtocolDeviation,
     detail_failures,
     judged,
+    overall_protocol,
     overall_verdict,
 )
 from pubsub_spec.conformance.scale.memory import Sampler, Stage, jvm_pid
@@ -45,6 +47,7 @@ class ScaleResult:
     suite_failure: str  # "" or why the suite itself failed (the oracles disagree)
     seconds: float = 0.0
     driver_heap: str = "1g"  # spark.driver.memory of the session that ran it
+    deviations: list[ProtocolDeviation] = field(default_factory=list)  # the first ones per impl
 
     @property
     def ops_per_minute(self) -> float:
@@ -75,11 +78,13 @@ def run_scale(
     max_details: int = MAX_DETAILS,
     progress: Callable[[str], None] | None = None,
     corrupt_expected: Callable[[Any], Any] | None = None,
+    protocol: bool = False,
 ) -> ScaleResult:
     """The streaming conformance run (module docstring). `impls` may be empty (generate only:
     the trace set and the SQL oracle's deliveries, written as Parquet under `out/expected`).
     `corrupt_expected` (tests only) rewrites the SQL oracle's deliveries, to show that the
-    cross-check catches a wrong oracle."""
+    cross-check catches a wrong oracle. `protocol`: the executors also judge the protocol level
+    (executor.py), counted per implementation in Spark like the verdicts."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
@@ -97,7 +102,7 @@ def run_scale(
     slow = effective(dflt_slow if slow_fraction is None else slow_fraction)
     cross = effective(dflt_cross if cross_fraction is None else cross_fraction)
     pl = plan(ops, generators, profile, seed, max_partition_ops)
-    job = Job(pl, str(root), tuple(impls), slow, cross, op_timeout, total_timeout)
+    job = Job(pl, str(root), tuple(impls), slow, cross, op_timeout, total_timeout, protocol)
     pid = jvm_pid(spark)
     sc = spark.sparkContext
     app = None if sc.master.startswith("local") else sc.applicationId  # executors' own JVMs
@@ -130,6 +135,7 @@ def run_scale(
         expected = corrupt_expected(expected)
     summaries: dict[str, ImplSummary] = {}
     failures: list[Failure] = []
+    deviations: list[ProtocolDeviation] = []
     with Sampler(pid, app) as m:
         if not impls:
             try:
@@ -157,6 +163,20 @@ def run_scale(
                     .where(F.col("rank") <= max_details)
                     .collect()
                 )
+                level = (
+                    F.when(F.col("protocol").startswith("deviates"), "deviates")
+                    .otherwise(F.col("protocol"))
+                )
+                levels = (
+                    v.where((F.col("verdict") != "skipped") & (F.col("protocol") != ""))
+                    .groupBy("impl", level.alias("level")).count().collect()
+                ) if protocol else []  # fmt: skip
+                deviating = (
+                    v.where(F.col("protocol").startswith("deviates"))
+                    .withColumn("rank", F.row_number().over(w))
+                    .where(F.col("rank") <= max_details)
+                    .collect()
+                ) if protocol else []  # fmt: skip
             finally:
                 v.unpersist()
                 spark.conf.set("spark.sql.shuffle.partitions", shuffle)
@@ -180,8 +200,24 @@ def run_scale(
                     s.skipped += k
             for r in skips:
                 summaries[r["impl"]].skip_reasons.append(r["reason"])
+            for r in levels:
+                s = summaries[r["impl"]]
+                k = int(r["count"])
+                if r["level"] == "conforms":
+                    s.conforms += k
+                elif r["level"] == "deviates":
+                    s.deviates += k
+                else:
+                    s.not_reported += k
+            deviations = [
+                ProtocolDeviation(r["impl"], r["trace_id"], r["generator"], r["protocol"],
+                                  r["protocol_detail"] or "")
+                for r in sorted(deviating, key=lambda r: (r["impl"], r["trace_id"]))
+            ]  # fmt: skip
             for s in summaries.values():
                 s.verdict = overall_verdict(s, features)
+                first = next((d for d in deviations if d.impl == s.impl), None)
+                s.protocol = overall_protocol(s, first)
             failures = [
                 Failure(r["impl"], r["trace_id"], r["generator"], int(r["trace_index"]),
                         r["verdict"], r["kind"], r["reason"] or "")
@@ -206,6 +242,6 @@ def run_scale(
     return ScaleResult(
         pl, traces, total_ops, len(pl.partitions), list(summaries.values()), failures, stages,
         suite_failure, time.monotonic() - began,
-        spark.sparkContext.getConf().get("spark.driver.memory", "1g"),
+        spark.sparkContext.getConf().get("spark.driver.memory", "1g"), deviations,
     )  # fmt: skip
 
