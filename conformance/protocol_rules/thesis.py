@@ -14,6 +14,7 @@ Rules read the observations and the trace only. The LBDD tree is the paper's fun
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
@@ -89,6 +90,7 @@ def _is_number(v: Any) -> bool:
 
 
 # -- the 2d-tree's geometry (thesis §3.2, §3.2.1) ---------------------------------------------
+@functools.lru_cache(maxsize=1 << 16)  # a pure function, called per probe and point
 def zone(bits: str, lo: Fraction, hi: Fraction) -> Zone:
     """The zone of tree node `bits` in the square [lo, hi]^2: depth d halves x when d is even,
     y when d is odd; child 0 the lower half (thesis §3.2.1, Program 3.1)."""
@@ -141,9 +143,17 @@ def _tree_key(ob: Observation) -> TreeKey:
 
 def _lbdd_fields(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation | None:
     members_of: dict[TreeKey, tuple[str, ...]] = {}
+    member_set: dict[TreeKey, frozenset[str]] = {}
     for i, ob in _lbdd_copies(run):
         f = ob.fields
         origin, members = f.get("origin"), f.get("members")
+        key = _tree_key(ob)
+        known = members_of.get(key)
+        if known is not None and isinstance(members, list) and known == tuple(members):
+            if ob.to not in member_set[key] and ob.to != origin:  # the rest: at its first copy
+                return rule.deviation(i, f"a copy to {ob.to}, not a member of the tree")
+            if isinstance(ob.event, str) and f.get("strategy", "lbdd") == "lbdd":
+                continue
         if not isinstance(ob.event, str):
             return rule.deviation(i, "an EventDelivery without its event id")
         if not isinstance(origin, str) or not origin:
@@ -160,8 +170,8 @@ def _lbdd_fields(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation |
             return rule.deviation(i, "tree_id must be a string")
         if ob.to not in members and ob.to != origin:  # to the origin: a cycle (lbdd/tree)
             return rule.deviation(i, f"a copy to {ob.to}, not a member of the tree")
-        key = _tree_key(ob)
         seen = members_of.setdefault(key, tuple(members))
+        member_set.setdefault(key, frozenset(members))
         if seen != tuple(members):
             return rule.deviation(i, f"members of event {ob.event} from {origin} changed")
     return None
@@ -503,6 +513,7 @@ def _probe_overlap(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation
     matching, an attribute the event has)."""
     events, domains = _events(run.trace), _domains(run.trace)
     strict = run.trace.matching == "strict"
+    exact: dict[tuple[str, str], Fraction | None] = {}  # (event, attribute) -> its value
     for i, ob in _sends(run, "ProbePub", "ProbePubMulticast"):
         f = ob.fields
         event = events.get(ob.event or "")
@@ -520,7 +531,9 @@ def _probe_overlap(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation
             if v is None and strict:
                 return rule.deviation(i, f"a probe of {event.id} on {attr}, which it lacks")
             lo, hi = domains.get(str(tree), (Fraction(0), Fraction(0)))
-            fv = None if v is None else Fraction(v)
+            if (event.id, attr) not in exact:
+                exact[(event.id, attr)] = None if v is None else Fraction(v)
+            fv = exact[(event.id, attr)]
             if not zone_overlaps_target(zone(str(bits), lo, hi), hi, fv):
                 return rule.deviation(
                     i, f"a probe of {event.id} to {tree}:{bits}, outside its target area"

@@ -81,24 +81,21 @@ def message(src: str, to: str, msg: Message, hops: int, strategy: str) -> Observ
     return delivery(src, to, msg, hops, STRATEGY[strategy])
 
 
+# the last EventDelivery described: an LBDD relay sends one message to each of its children
+# (one entry: the message is held, so `is` cannot match another object)
+_last: list[tuple[EventDelivery, list[list[Value]], list[str]]] = []
+
+
 def delivery(src: str, to: str, msg: EventDelivery, hops: int, strategy: str) -> Observation:
     """An EventDelivery copy: the subscribers it carries (`targets`, with their subscription
     ids), its tree's root (`origin`) and, for LBDD, the tree's members (D-OBS-LBDD)."""
-    targets = [[s, list(ids)] for s, ids in msg.targets]
-    if strategy == "lbdd":
+    if _last and _last[0][0] is msg:
+        targets, members = _last[0][1], _last[0][2]
+    else:
+        targets = [[s, list(ids)] for s, ids in msg.targets]
         members = sorted({s for s, _ in msg.targets if s != msg.origin})
-        return send(
-            "EventDelivery",
-            src,
-            to,
-            event=msg.event.id,
-            strategy=strategy,
-            origin=msg.origin,
-            tree_id=msg.leaf,
-            members=members,
-            targets=targets,
-            hops=hops,
-        )
+        _last[:] = [(msg, targets, members)]
+    extra: dict[str, Value] = {"members": members} if strategy == "lbdd" else {}
     return send(
         "EventDelivery",
         src,
@@ -107,6 +104,7 @@ def delivery(src: str, to: str, msg: EventDelivery, hops: int, strategy: str) ->
         strategy=strategy,
         origin=msg.origin,
         tree_id=msg.leaf,
+        **extra,
         targets=targets,
         hops=hops,
     )

@@ -162,6 +162,11 @@ class Substrate(ABC):
         """Route hop by hop toward the key; handled by its home on arrival."""
 
     @abstractmethod
+    def route_hops(self, src: Peer, key: int) -> tuple[int, Peer]:
+        """The hops a `send_key(src, key, ...)` made now takes and the home it reaches (for
+        observations only: reference/thesis/observe.py; the next such send reuses the route)."""
+
+    @abstractmethod
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
         """One hop to a known peer; with `key`, handled by the key's home on arrival."""
 
@@ -204,7 +209,23 @@ class Substrate(ABC):
 
 
 class ReferenceSubstrate(Substrate):
-    """The plain substrate: every route, home and leaf read afresh."""
+    """The plain substrate: every route, home and leaf read afresh (but for the one route
+    `route_hops` computed for the very next `send_key`, when observations are reported)."""
+
+    _next_route: tuple[int, int, list[int]] | None = None  # (src pid, key, path)
+
+    def _path(self, src: int, key: int) -> list[int]:
+        s = self.system
+        path = [src, *s.ring.route(src, key)]
+        home = s.ready_ring.closest(key)
+        if path[-1] != home:
+            path.append(home)  # a not-ready peer hands application messages on (§3.6)
+        return path
+
+    def route_hops(self, src: Peer, key: int) -> tuple[int, Peer]:
+        path = self._path(src.pid, key)
+        self._next_route = (src.pid, key, path)
+        return len(path) - 1, self.system.peers[path[-1]]
 
     def home(self, key: int) -> Peer:
         s = self.system
@@ -231,10 +252,14 @@ class ReferenceSubstrate(Substrate):
 
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
         s = self.system
-        path = [src.pid, *s.ring.route(src.pid, key)]
-        home = s.ready_ring.closest(key)
-        if path[-1] != home:
-            path.append(home)  # a not-ready peer hands application messages on (§3.6)
+        ahead = self._next_route
+        if ahead is not None and ahead[0] == src.pid and ahead[1] == key:
+            path, self._next_route = ahead[2], None  # computed by `route_hops` just now
+        else:  # `_path`, inline (the most frequent call)
+            path = [src.pid, *s.ring.route(src.pid, key)]
+            home = s.ready_ring.closest(key)
+            if path[-1] != home:
+                path.append(home)  # a not-ready peer hands application messages on (§3.6)
         latency = self.account(path, msg)
         lost, delay = self.leaf_update_fault(msg)
         if lost:
@@ -269,6 +294,7 @@ class ReferenceSubstrate(Substrate):
 
     def membership_changed(self) -> None:
         """Nothing to forget: routes and homes are read afresh at every send."""
+        self._next_route = None
 
     def points_changed(self, node: TreeNode) -> None:
         """Nothing to forget: a leaf's points are read afresh at every match."""

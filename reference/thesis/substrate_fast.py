@@ -194,6 +194,12 @@ class FastSubstrate(Substrate):
             path.append(home)  # a not-ready peer hands application messages on (§3.6)
         return tuple(s.peers[p].name for p in path[:-1]), self._latency(path)
 
+    def route_hops(self, src: Peer, key: int) -> tuple[int, Peer]:
+        route = self._routes.get((src.pid, key))
+        if route is None:
+            route = self._routes[(src.pid, key)] = self._route(src.pid, key)
+        return len(route[0]), self.home(key)
+
     # -- sending ---------------------------------------------------------------------------
     def _place(self, pid: int) -> tuple[str, float, float]:
         s = self.system

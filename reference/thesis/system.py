@@ -164,12 +164,9 @@ class TwoDTreeSystem(System[Item]):
     def send_key(self, src: Peer, key: int, msg: Message) -> None:
         """Route hop by hop toward the key (Pastry, §2.1.2); delivered to its home on arrival."""
         if self.observer is not None:
-            # the substrates' route: Pastry's path, then the ready home if it is not the last
-            path = [src.pid, *self.ring.route(src.pid, key)]
-            home = self.ready_ring.closest(key)
-            hops = len(path) - (1 if path[-1] == home else 0)
-            to = self.peers[home].name
-            self.observer(obs.message(src.name, to, msg, hops, self.config.event_delivery))
+            # the substrate's route: Pastry's path, then the ready home if it is not the last
+            hops, home = self.net.route_hops(src, key)
+            self.observer(obs.message(src.name, home.name, msg, hops, self.config.event_delivery))
         self.net.send_key(src, key, msg)
 
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
