@@ -275,8 +275,11 @@ def markdown(
         lines += [
             f"- **{_md(v.impl)}** on {_code(v.trace_id)} ({_md(v.generator)}): "
             f"{_md(v.protocol_detail)}"
+            + (f"\n  - smallest trace deviating for the same rule: "
+               f"{_code(v.extra['protocol_shrunk'])} ({_md(v.extra['protocol_shrunk_ops'])} ops)"
+               if "protocol_shrunk" in v.extra else "")
             for v in deviations
-        ] or ["None."]
+        ] or ["None."]  # fmt: skip
     lines += ["", "## All verdicts", ""]
     if judged:
         lines += ["| implementation | trace | generator | verdict | protocol |",

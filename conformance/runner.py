@@ -487,3 +487,46 @@ def shrink_failures(
         }
         done.append(replace(v, extra=extra))
     return done
+
+
+def shrink_deviations(
+    verdicts: list[Verdict],
+    paths: Sequence[Path],
+    out: Path,
+    op_timeout: float = 2.0,
+    budget: int = 40,
+    progress: Callable[[str], None] | None = None,
+) -> list[Verdict]:
+    """For the first protocol deviation of each implementation, the smallest trace on which the
+    same rule deviates (conformance/observed.py, `protocol_verdict` with a shrink budget),
+    written to `out/shrunk/` and recorded in the verdict's `extra` (`protocol_shrunk`: path
+    relative to `out`, `protocol_shrunk_ops`)."""
+    from pubsub_spec.conformance.observed import protocol_verdict
+    from pubsub_spec.conformance.traceio import read_trace, write_trace
+
+    by_id = {_trace_id_of(str(p)): Path(p) for p in paths}
+    seen: set[str] = set()
+    done: list[Verdict] = []
+    for v in verdicts:
+        path = by_id.get(v.trace_id)
+        if not v.protocol.startswith("deviates") or v.impl in seen or path is None:
+            done.append(v)
+            continue
+        seen.add(v.impl)
+        if progress:
+            progress(f"shrinking {v.trace_id} for {v.impl}'s {v.protocol}")
+        try:
+            pv = protocol_verdict(v.impl, read_trace(path), budget, op_timeout)
+        except (InputError, ValueError) as e:
+            done.append(replace(v, extra={**v.extra, "protocol_shrunk_error": str(e)[:300]}))
+            continue
+        if pv.shrunk is None:
+            done.append(v)
+            continue
+        target = out / "shrunk" / f"{_file_name(v.impl)}-{v.trace_id}-protocol.ndjson"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_trace(pv.shrunk, target)
+        extra = {**v.extra, "protocol_shrunk": target.relative_to(out).as_posix(),
+                 "protocol_shrunk_ops": str(len(pv.shrunk.ops))}  # fmt: skip
+        done.append(replace(v, extra=extra))
+    return done

@@ -236,7 +236,12 @@ def _conform(
     known: list[Verdict] | None = None,
 ) -> int:
     from pubsub_spec.conformance.impls import is_outside
-    from pubsub_spec.conformance.runner import run_traces, ship_project_code, shrink_failures
+    from pubsub_spec.conformance.runner import (
+        run_traces,
+        ship_project_code,
+        shrink_deviations,
+        shrink_failures,
+    )
     from pubsub_spec.conformance.spark_generate import generate_trace_set
 
     ship_project_code(spark)
@@ -265,6 +270,13 @@ def _conform(
             verdicts, paths, out, op_timeout=min(args.op_timeout, 2.0),
             progress=lambda msg: _say(msg, start),
         )  # fmt: skip
+    by_level = getattr(args, "level", "delivery") == "protocol"
+    if by_level and not args.no_shrink and any(v.protocol.startswith("deviates") for v in verdicts):
+        _say("shrinking the first protocol deviation of each implementation", start)
+        verdicts = shrink_deviations(
+            verdicts, paths, out, op_timeout=min(args.op_timeout, 2.0),
+            progress=lambda msg: _say(msg, start),
+        )  # fmt: skip
     notes = [
         f"Trace set: {len(paths)} traces ({', '.join(gens)}), profile {args.profile}, "
         f"seed {args.seed}, Spark master {args.master or 'local[2]'}.",
@@ -280,7 +292,6 @@ def _conform(
     _say(f"report written to {report} and {report.with_suffix('.html')}", start)
     failed = False
     levels = protocol_by_impl(verdicts)
-    by_level = getattr(args, "level", "delivery") == "protocol"
     print(
         f"{'implementation':<40}{'verdict':<10}{'pass':>6}{'fail':>6}{'unknown':>9}{'skipped':>9}"
         "  protocol"
@@ -294,6 +305,9 @@ def _conform(
     for v in verdicts:
         if v.protocol.startswith("deviates"):
             print(f"  {v.impl} {v.trace_id}: protocol {v.protocol_detail}")
+            if "protocol_shrunk" in v.extra:
+                print(f"    smallest trace deviating for the same rule: "
+                      f"{out / v.extra['protocol_shrunk']}")  # fmt: skip
     for v in verdicts:
         if v.verdict == "fail":
             print(f"  {v.impl} {v.trace_id}: {v.describe()}")

@@ -110,3 +110,20 @@ def test_conform_exit_rule_and_junit() -> None:
     assert case.outcome == "failed" and "a/b" in case.message
     assert verdict_case(verdict("deviates (a/b)"), "s").outcome == "passed"  # delivery level
     assert "protocol: deviates (a/b)" in verdict_case(verdict("deviates (a/b)"), "s").text
+
+
+def test_conform_shrinks_the_first_deviation_of_each_implementation(tmp_path: Path) -> None:
+    from pubsub_spec.conformance.runner import run_traces, shrink_deviations
+    from pubsub_spec.conformance.traceio import read_trace
+
+    impl = "cmd:" + broadcast(tmp_path)
+    paths = [Path(t) for t in TRACES]
+    verdicts = run_traces([impl, "reference"], paths, protocol=True)
+    done = shrink_deviations(verdicts, paths, tmp_path / "out", budget=10)
+    shrunk = [v for v in done if "protocol_shrunk" in v.extra]
+    assert [(v.impl, v.trace_id) for v in shrunk] == [(impl, "uniform-small-0000")]  # first only
+    small = read_trace(tmp_path / "out" / shrunk[0].extra["protocol_shrunk"])
+    assert len(small.ops) == int(shrunk[0].extra["protocol_shrunk_ops"])
+    assert len(small.ops) < len(read_trace(paths[0]).ops)
+    md = markdown(done, "t", [])
+    assert "smallest trace deviating for the same rule" in md
