@@ -432,6 +432,21 @@ def test_delivery_tree_rejects_a_duplicate_forward(builtin: str) -> None:
     rejects("thesis", "thesis/delivery-tree", edited(run, pick, lambda o: [o, o]))
 
 
+@pytest.mark.parametrize("builtin", ["reference", "reference-multicast"])
+def test_delivery_tree_rejects_a_target_never_reached(builtin: str) -> None:
+    run = thesis_run(builtin, "uniform")
+    pick = lambda o: is_send("EventDelivery")(o) and o.node != o.to  # noqa: E731
+    rejects("thesis", "thesis/delivery-tree", edited(run, pick, lambda o: []))
+
+
+def test_delivery_tree_rejects_a_copy_beyond_its_target() -> None:
+    run = thesis_run("reference", "uniform")
+    pick = lambda o: is_send("EventDelivery")(o) and o.node != o.to  # noqa: E731
+    others = sorted({o.obs.node for o in run.log} - {"n0"})
+    beyond = lambda o: [o, replace(o, node=o.to, to=next(n for n in others if n != o.to))]  # noqa: E731
+    rejects("thesis", "thesis/delivery-tree", edited(run, pick, beyond))
+
+
 def test_thesis_judges_its_lbdd_copies_by_the_lbdd_rules() -> None:
     run = replace(lbdd_run(), system="thesis")
     assert first_deviation(RULES["thesis"], run) is None

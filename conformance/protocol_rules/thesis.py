@@ -580,8 +580,8 @@ def _delivery_root(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation
 
 def _delivery_tree(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation | None:
     """Thesis §3.4.3 (unicast) and §3.4.2, Program 3.4 (prefix-grouped multicast): each
-    subscriber's copy travels one path from the origin, no node on it twice; unicast is one
-    hop from the origin."""
+    subscriber's copy travels one path from the origin, no node on it twice, and ends at the
+    subscriber (traces without leave or fail); unicast is one hop from the origin."""
     at: dict[tuple[TreeKey, str], list[str]] = {}
     for i, ob in _deliveries(run):
         strategy = ob.fields.get("strategy")
@@ -599,6 +599,8 @@ def _delivery_tree(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation
                 path = at[key] = [origin]
             elif strategy == "unicast":
                 return rule.deviation(i, f"a second unicast copy of {ob.event} for {t}")
+            elif path[-1] == t:
+                return rule.deviation(i, f"{ob.event} for {t} forwarded beyond {t}")
             if ob.node != path[-1]:
                 return rule.deviation(i, f"{ob.node} forwards {ob.event} for {t} out of its path")
             if ob.to in path and not (ob.node == ob.to == t and len(path) == 1):
@@ -607,6 +609,18 @@ def _delivery_tree(rule: Rule, run: ObservedRun, _ref: ObservedRun) -> Deviation
             path.append(ob.to or "")
             if strategy == "unicast" and ob.to != t:
                 return rule.deviation(i, f"a unicast copy of {ob.event} for {t} sent to {ob.to}")
+    if _churn(run.trace):
+        return None  # a relay that fails loses what it carried (thesis §3.6 replicates the tree)
+    for i, ob in _matches(run):
+        if ob.fields.get("strategy") == "lbdd":
+            continue  # lbdd/complete
+        root: TreeKey = (ob.event or "", ob.node, str(ob.fields.get("tree_id", "")))
+        for t, _ in ob.fields.get("targets") or []:
+            if t == ob.node and ob.fields.get("strategy") != "unicast":
+                continue  # accepted at the origin
+            path = at.get((root, str(t)))
+            if path is None or path[-1] != t:
+                return rule.deviation(i, f"{ob.event} matched for {t} never reaches it")
     return None
 
 
