@@ -45,6 +45,14 @@ class OctopiaConfig:
     attach: tuple[tuple[str, str, int], ...] = ()
     # Decision O-IMPLICIT (reference/octopia/advertisements.py).
     implicit_advertisements: bool = True
+    # Decision O-PROC (docs/octopia.md): each broker is one FIFO server; an arriving IM waits
+    # for it, then takes processing_ms plus matching_ms_per_entry per entry of the table it
+    # is matched against (§VIII: "matching delay", larger with larger SRTs and PRTs). 0: off.
+    processing_ms: float = 0.0
+    matching_ms_per_entry: float = 0.0
+    # TID dynamic routing ([20], OctopiA §II): an overloaded next hop (Eq. 10) is replaced by
+    # the lastHop of another TID bound to the same subscription (decision O-TID-DYN). TID only.
+    tid_dynamic: bool = False
 
     def factor(self) -> AcyclicFactor:
         return AcyclicFactor.from_edges(self.acyclic_edges)
@@ -117,7 +125,7 @@ def parse_config(obj: Mapping[str, Any], where: str, prefix: str) -> OctopiaConf
             kw[key] = value
         elif key in ("mean_rtt_ms",):
             kw[key] = _num(value, where, fld, 10.0 + 1e-9)
-        elif key in ("link_service_ms", "theta"):
+        elif key in ("link_service_ms", "theta", "processing_ms", "matching_ms_per_entry"):
             kw[key] = _num(value, where, fld, 0.0)
         elif key == "window_ms":
             kw[key] = _num(value, where, fld, 1e-9)
@@ -127,7 +135,7 @@ def parse_config(obj: Mapping[str, Any], where: str, prefix: str) -> OctopiaConf
             if value not in OVERLOAD_RULES:
                 raise InputError(where, fld, f"expected one of {', '.join(OVERLOAD_RULES)}")
             kw[key] = value
-        elif key == "implicit_advertisements":
+        elif key in ("implicit_advertisements", "tid_dynamic"):
             if not isinstance(value, bool):
                 raise InputError(where, fld, f"expected true or false, got {value!r}")
             kw[key] = value

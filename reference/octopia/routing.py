@@ -64,9 +64,15 @@ class OutputQueue:
     service_ms: float
     free_at: float = 0.0
     log: deque[tuple[float, float]] = field(default_factory=deque)
+    # q as each notification found it on arrival, summed (the mean q the benchmark prints)
+    q_seen: int = 0
+    enqueued: int = 0
 
     def enqueue(self, now: float) -> float:
         """Enqueue at `now`; returns the departure time."""
+        if self.free_at > now and self.service_ms > 0:
+            self.q_seen += math.ceil((self.free_at - now) / self.service_ms - 1e-9)
+        self.enqueued += 1
         departure = max(now, self.free_at) + self.service_ms
         self.free_at = departure
         self.log.append((now, departure))

@@ -76,6 +76,7 @@ class Arrival:
     src: Broker | None
     dst: Broker
     msg: Message
+    processed: bool = False  # O-PROC: the broker has taken it off its input queue
 
 
 @dataclass
@@ -121,6 +122,10 @@ class BrokerNetwork(System[Arrival]):
         self.receptions: Counter[tuple[str, Broker]] = Counter()
         self._overload_rng = random.Random(f"{trace.seed}:overload")
         self._forced = {((x, i), (y, j)) for x, i, y, j in config.forced_links}
+        # O-PROC: each broker a FIFO server of its arriving IMs (off when both times are 0)
+        self._processing = config.processing_ms > 0 or config.matching_ms_per_entry > 0
+        self.busy_until: dict[Broker, float] = {}
+        self.processing_wait_ms: dict[Broker, float] = {}  # time IMs waited, per broker
         self.init_tables()
         # O-IMPLICIT only for traces without advertisement ops (O-EXPLICIT: a trace that has
         # them declares every advertisement its publishes conform to, FORMAT.md).
@@ -308,9 +313,23 @@ class BrokerNetwork(System[Arrival]):
         return st.rank()
 
     def _dispatch(self, item: Arrival) -> str:
-        self._handle(item.src, item.dst, item.msg)
         src = "-" if item.src is None else broker_name(item.src)
+        if self._processing and not item.processed:
+            # O-PROC: wait for the broker, then processing plus matching time (§VIII)
+            b, now = item.dst, self.engine.now
+            start = max(now, self.busy_until.get(b, 0.0))
+            entries = self.match_entries(b, item.msg)
+            done = start + self.config.processing_ms + self.config.matching_ms_per_entry * entries
+            self.busy_until[b] = done
+            self.processing_wait_ms[b] = self.processing_wait_ms.get(b, 0.0) + start - now
+            self.engine.schedule(done, Arrival(item.src, b, item.msg, processed=True))
+            return f"queued {TYPE_OF[type(item.msg)]} {src}>{broker_name(b)}"
+        self._handle(item.src, item.dst, item.msg)
         return f"{TYPE_OF[type(item.msg)]} {src}>{broker_name(item.dst)}"
+
+    def match_entries(self, b: Broker, msg: Message) -> int:
+        """O-PROC: the entries of the table `msg` is matched against at broker `b`."""
+        return 0
 
     def _handle(self, src: Broker | None, b: Broker, msg: Message) -> None:
         raise NotImplementedError
@@ -404,6 +423,15 @@ class OctopiaSystem(BrokerNetwork):
 
     def prt_sizes(self) -> list[int]:
         return [len(self.prt[b]) for b in self.scot.brokers]
+
+    def match_entries(self, b: Broker, msg: Message) -> int:
+        # O-PROC: a subscription or CIB_SET is matched against the SRT (§VI), an
+        # advertisement (the SCB check, §V) and a notification (§VII) against the PRT.
+        if isinstance(msg, Sub | CibSet):
+            return len(self.srt[b])
+        if isinstance(msg, Adv | Notification):
+            return len(self.prt[b])
+        return 0
 
     def observe_srt(self, b: Broker, e: SrtEntry, initial: bool = False) -> None:
         """An SRT entry stored (§V, A4): host context (last_hop null) or secondary context."""

@@ -10,7 +10,13 @@ taken unclustered (every link alike).
   subscriptions of every broker it reaches (PADRES).
 - A notification carries the TID of one advertisement it conforms to (the first by id) and is
   forwarded by the PRT entries of that TID: the tree makes it exactly once.
-TID dynamic routing (switching between bound TIDs) is not specified by the paper: static only.
+- TID dynamic routing (OctopiA §II: "paths associated with the bounded TIDs are used in
+  dynamic routing of publications provided their last hops are different"), behind
+  `config.tid_dynamic` (decision O-TID-DYN): when the link to a next hop is overloaded (Eq. 10,
+  the same LST as IDR's) and every matching subscription it serves is bound to another TID
+  whose lastHop here differs, is not the sender and is not overloaded, the copy goes there
+  carrying that TID instead. A copy switches at most once; the subscriber's broker hands an
+  event to a subscription once (a second copy costs IMs, not a duplicate delivery).
 """
 
 from __future__ import annotations
@@ -48,6 +54,9 @@ class TidSystem(BrokerNetwork):
         self.srt: dict[Broker, dict[str, TidSrtEntry]] = {}
         self.prt: dict[Broker, dict[tuple[str, str], PrtEntry]] = {}
         self.local: dict[Broker, dict[str, Subscription]] = {}
+        self.event_tid: dict[str, str] = {}  # O-TID-DYN: the TID each publish started with
+        self.delivered: set[tuple[str, str]] = set()  # O-TID-DYN: (event, sub) handed over
+        self.switches = 0  # O-TID-DYN: copies moved to another bound TID's path
         super().__init__(trace, config)
 
     @classmethod
@@ -65,6 +74,15 @@ class TidSystem(BrokerNetwork):
 
     def srt_sizes(self) -> list[int]:
         return [len(self.srt[b]) for b in self.scot.brokers]
+
+    def match_entries(self, b: Broker, msg: Message) -> int:
+        # O-PROC: PADRES matches a subscription against the SRT to find the advertisements
+        # it follows, an advertisement and a notification against the PRT ([20]; §VIII).
+        if isinstance(msg, Sub):
+            return len(self.srt[b])
+        if isinstance(msg, Adv | Notification):
+            return len(self.prt[b])
+        return 0
 
     def prt_sizes(self) -> list[int]:
         return [len(self.prt[b]) for b in self.scot.brokers]
@@ -200,6 +218,8 @@ class TidSystem(BrokerNetwork):
         self.note_publish(event, seq)
         conforming = self.conforming(event)
         tid = conforming[0].id
+        if self.config.tid_dynamic:
+            self.event_tid[event.id] = tid
         if self._observer is not None:
             advs = [a.id for a in conforming]
             self.observe(state("publish", broker_name(host), event=event.id, advs=advs, tid=tid))
@@ -209,12 +229,44 @@ class TidSystem(BrokerNetwork):
         if not self.receive(event, b):
             return
         nxt: set[Broker] = set()
-        for (_, t), e in sorted(self.prt[b].items()):
+        served: dict[Broker, list[str]] = {}  # next hop -> the subscriptions it serves
+        for (sid, t), e in sorted(self.prt[b].items()):
             if t != tid or not matches(e.sub, event, self.matching):
                 continue
             if e.last_hop is None:
+                if self.config.tid_dynamic:  # O-TID-DYN: one hand-over per (event, sub)
+                    if (event.id, sid) in self.delivered:
+                        continue
+                    self.delivered.add((event.id, sid))
                 self.deliver(e.sub, event)
             elif e.last_hop != src:
                 nxt.add(e.last_hop)
+                served.setdefault(e.last_hop, []).append(sid)
+        if self.config.tid_dynamic and self.event_tid.get(event.id) == tid:
+            for nb, t2, nb2 in self.detours(b, src, tid, served):
+                nxt.discard(nb)
+                self.switches += 1
+                self.send(b, nb2, Notification(event, tid=t2))
         for nb in sorted(nxt):
             self.send(b, nb, Notification(event, tid=tid))
+
+    def detours(
+        self, b: Broker, src: Broker | None, tid: str, served: dict[Broker, list[str]]
+    ) -> list[tuple[Broker, str, Broker]]:
+        """O-TID-DYN: (overloaded next hop, other TID, its next hop) where every subscription
+        the hop serves is bound to that TID with that other, unoverloaded lastHop here."""
+        out: list[tuple[Broker, str, Broker]] = []
+        for nb, sids in sorted(served.items()):
+            if not self.overloaded(b, nb):
+                continue
+            options: dict[tuple[str, Broker], int] = {}
+            for (sid, t2), e in self.prt[b].items():
+                if t2 != tid and sid in sids and e.last_hop not in (None, nb, src):
+                    assert e.last_hop is not None
+                    options[(t2, e.last_hop)] = options.get((t2, e.last_hop), 0) + 1
+            full = sorted(k for k, n in options.items() if n == len(set(sids)))
+            for t2, nb2 in full:
+                if not self.overloaded(b, nb2):
+                    out.append((nb, t2, nb2))
+                    break
+        return out
