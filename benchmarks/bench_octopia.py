@@ -35,12 +35,13 @@ from typing import Any
 
 from pubsub_spec.conformance.generators import (
     GENERATORS,
+    SELECTIVITY_SYMBOLS,
     STOCK,
     _stock_advert,
     _stock_event,
     _stock_subscription,
 )
-from pubsub_spec.reference.common.model import Subscription
+from pubsub_spec.reference.common.model import Predicate, Subscription
 from pubsub_spec.reference.common.ops import (
     Advertise,
     Op,
@@ -275,6 +276,149 @@ def subscriber_scalability(seed: int, publishers: int, subs: Sequence[int]) -> N
         )
 
 
+# -- 2b. subscriber scalability in the paper's setting (Fig. 11(a)-(c)) ----------------------
+# O-PROC's values for "the paper's setting" (docs/octopia.md, decision O-PROC): the brokers on
+# one switch (our smallest latency, a uniform 5 ms hop), 1 ms to take an IM in, 0.1 ms per
+# entry of the table it is matched against.
+PER_ENTRY = "matching_ms_per_entry"
+PAPER_PROC = {"mean_rtt_ms": 10.0, "processing_ms": 1.0, PER_ENTRY: 0.1}
+
+
+def paper_sub_trace(seed: int, publishers: int, subscribers: int, overlap: int) -> Trace:
+    """§VIII's subscriber workload as the paper states it: publisher k advertises its own block
+    of 500/publishers symbols (the blocks partition the 500 symbols), each subscription covers
+    `overlap` adjacent blocks, so it overlaps exactly `overlap` advertisements (2 % of 100 for
+    overlap 2: the paper's 2 % selectivity) and each advertisement about 2 % of the
+    subscriptions; advertisements first, then one subscription per subscriber. `overlap` 0:
+    2 % of the symbols (10) from a random start, overlapping 2 or 3 blocks."""
+    rng = random.Random(f"{seed}:bench-octopia-paper:{publishers}:{subscribers}:{overlap}")
+    w = 500 // publishers
+    ops: list[Op] = [
+        Advertise(0, f"a{k}", f"n{k}", "stock", (Predicate("symbol", k * w, k * w + w - 1),))
+        for k in range(publishers)
+    ]
+    for k in range(subscribers):
+        if overlap == 0:
+            lo = rng.randrange(500 - SELECTIVITY_SYMBOLS + 1)
+            pred = Predicate("symbol", lo, lo + SELECTIVITY_SYMBOLS - 1)
+        else:
+            j = rng.randrange(publishers - overlap + 1)
+            pred = Predicate("symbol", j * w, (j + overlap) * w - 1)
+        ops.append(Subscribe(0, Subscription(f"s{k}", f"n{publishers + k}", "stock", (pred,))))
+    ops = [replace(op, seq=i + 1) for i, op in enumerate(ops)]
+    return Trace(
+        schemas=(STOCK,),
+        ops=tuple(ops),
+        initial_nodes=publishers + subscribers,
+        seed=seed,
+        timing=Timing(sub_interarrival_ms=20.0, pub_interarrival_ms=20.0),
+        generator="bench-octopia-paper-subs",
+        trace_id=f"bench-octopia-paper-{seed}",
+    )
+
+
+@dataclass(frozen=True)
+class SubFigures:
+    prt_octopia: float
+    prt_tid: float  # PADRES: one (subscription, lastHop) entry, whatever the TIDs
+    prt_tid_pairs: float  # one entry per (subscription, TID)
+    ims_octopia: int
+    ims_tid: int
+    delay_octopia: float
+    delay_tid: float
+
+
+def sub_figures(trace: Trace) -> SubFigures:
+    o = run("octopia-snr", trace, oracle=False)
+    t = run("tid", trace, oracle=False)
+    ts = t.result.system
+    assert isinstance(ts, TidSystem)
+    padres = statistics.fmean(
+        len({(sid, e.last_hop) for (sid, _), e in ts.prt[b].items()}) for b in ts.prt
+    )
+    return SubFigures(
+        prt_octopia=o.table_means()[1],
+        prt_tid=padres,
+        prt_tid_pairs=t.table_means()[1],
+        ims_octopia=o.msgs(SUB_KINDS["octopia"]),
+        ims_tid=t.msgs(SUB_KINDS["tid"]),
+        delay_octopia=statistics.fmean(o.result.metrics.install_latency_ms),
+        delay_tid=statistics.fmean(t.result.metrics.install_latency_ms),
+    )
+
+
+def paper_subscriber_scalability(
+    seed: int, subs: Sequence[int], overlaps_: Sequence[int]
+) -> dict[str, SubFigures]:
+    """Fig. 11 in the paper's setting, then the named experiments that isolate the causes."""
+    out: dict[str, SubFigures] = {}
+    print(
+        "\n## 2b. Subscriber scalability in the paper's setting (Fig. 11): 100 publishers, "
+        "each subscription overlapping 2 advertisements (2 %), PRT entries as PADRES keeps "
+        "them (one per subscription and lastHop); delay = installation latency, ms, with "
+        f"O-PROC {PAPER_PROC}\n"
+    )
+    print(
+        "| subscribers | PRT/broker OctopiA | PRT/broker TID (per TID) | PRT change "
+        "(paper +33 %) | sub IMs OctopiA / TID | TID fewer by (paper 32.7 %) "
+        "| sub delay ms OctopiA / TID | change (paper -33 %) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for n in subs:
+        tr = with_octopia(paper_sub_trace(seed, 100, n, 2), OctopiaConfig(**PAPER_PROC))
+        f = out[f"paper-{n}"] = sub_figures(tr)
+        print(
+            f"| {n:,} | {f.prt_octopia:.1f} | {f.prt_tid:.1f} ({f.prt_tid_pairs:.1f}) "
+            f"| {_change(f.prt_octopia, f.prt_tid)} | {f.ims_octopia:,} / {f.ims_tid:,} "
+            f"| {(f.ims_octopia - f.ims_tid) / f.ims_octopia:.1%} "
+            f"| {f.delay_octopia:.1f} / {f.delay_tid:.1f} "
+            f"| {_change(f.delay_octopia, f.delay_tid)} |"
+        )
+    n = subs[0]
+    print(
+        f"\n### 2c. The cause of the PRT and IM signs: advertisements overlapped per "
+        f"subscription ({n:,} subscribers, 100 publishers; the `octopia-stock` generator's "
+        "subscriptions overlap about 5)\n"
+    )
+    print(
+        "| ads overlapped per sub | PRT/broker OctopiA / TID (PADRES entries) | PRT change "
+        "| sub IMs OctopiA / TID | TID fewer by |"
+    )
+    print("|---|---|---|---|---|")
+    for k in overlaps_:
+        f = out[f"overlap-{k}"] = sub_figures(paper_sub_trace(seed, 100, n, k))
+        label = "2-3 (10 symbols, random start)" if k == 0 else str(k)
+        print(
+            f"| {label} | {f.prt_octopia:.1f} / {f.prt_tid:.1f} "
+            f"| {_change(f.prt_octopia, f.prt_tid)} "
+            f"| {f.ims_octopia:,} / {f.ims_tid:,} "
+            f"| {(f.ims_octopia - f.ims_tid) / f.ims_octopia:.1%} |"
+        )
+    print(
+        f"\n### 2d. The cause of the delay sign: matching time ({n:,} subscribers, overlap 2)\n"
+    )
+    print("| setting | sub delay ms OctopiA / TID | change (paper -33 %) |")
+    print("|---|---|---|")
+    settings: list[tuple[str, dict[str, float]]] = [
+        ("ours: 180 ms RTT, no processing", {}),
+        ("5 ms hops, no processing", {"mean_rtt_ms": 10.0}),
+        ("5 ms hops, 1 ms per IM, no matching", {"mean_rtt_ms": 10.0, "processing_ms": 1.0}),
+        *(
+            (f"5 ms hops, 1 ms per IM, {c} ms per entry", {**PAPER_PROC, PER_ENTRY: c})
+            for c in (0.02, 0.05)
+        ),
+        ("paper's setting (O-PROC, 0.1 ms per entry)", PAPER_PROC),
+    ]
+    for label, kw in settings:
+        tr = with_octopia(paper_sub_trace(seed, 100, n, 2), OctopiaConfig(**kw))
+        f = out[f"delay-{label}"] = sub_figures(tr)
+        print(
+            f"| {label} | {f.delay_octopia:.1f} / {f.delay_tid:.1f} "
+            f"| {_change(f.delay_octopia, f.delay_tid)} |"
+        )
+    return out
+
+
 # -- 3. end to end, with the thesis' system -------------------------------------------------
 def end_to_end(seed: int, shape: Stock) -> None:
     tr = stock_trace(seed, shape)
@@ -403,12 +547,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     if a.quick:
         publisher_scalability(a.seed, (100, 300), 200)
         subscriber_scalability(a.seed, 100, (500, 1000))
+        paper_subscriber_scalability(a.seed, (500, 1000), (0, 1, 2, 3, 5, 8))
         end_to_end(a.seed, Stock(20, 200, 200))
         hrp = Stock(20, 200, 1000, subs_first=True, hrp_share=0.9, hrp_subscribers=0.05)
         window = 100
     else:
         publisher_scalability(a.seed, (100, 200, 300, 400, 500), 1000)
         subscriber_scalability(a.seed, 100, (500, 1000, 2000, 5000))
+        paper_subscriber_scalability(a.seed, (500, 1000, 2000, 5000), (0, 1, 2, 3, 5, 8))
         end_to_end(a.seed, Stock(100, 1000, 1000))
         hrp = Stock(100, 1000, 3000, subs_first=True, hrp_share=0.9, hrp_subscribers=0.02)
         window = 250
