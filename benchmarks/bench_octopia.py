@@ -280,8 +280,14 @@ def subscriber_scalability(seed: int, publishers: int, subs: Sequence[int]) -> N
 # O-PROC's values for "the paper's setting" (docs/octopia.md, decision O-PROC): the brokers on
 # one switch (our smallest latency, a uniform 5 ms hop), 1 ms to take an IM in, 0.1 ms per
 # entry of the table it is matched against.
-PER_ENTRY = "matching_ms_per_entry"
-PAPER_PROC = {"mean_rtt_ms": 10.0, "processing_ms": 1.0, PER_ENTRY: 0.1}
+PAPER_PROC = OctopiaConfig(mean_rtt_ms=10.0, processing_ms=1.0, matching_ms_per_entry=0.1)
+
+
+def proc_label(c: OctopiaConfig) -> str:
+    return (
+        f"RTT {c.mean_rtt_ms:g} ms, {c.processing_ms:g} ms per IM, "
+        f"{c.matching_ms_per_entry:g} ms per entry matched"
+    )
 
 
 def paper_sub_trace(seed: int, publishers: int, subscribers: int, overlap: int) -> Trace:
@@ -356,7 +362,7 @@ def paper_subscriber_scalability(
         "\n## 2b. Subscriber scalability in the paper's setting (Fig. 11): 100 publishers, "
         "each subscription overlapping 2 advertisements (2 %), PRT entries as PADRES keeps "
         "them (one per subscription and lastHop); delay = installation latency, ms, with "
-        f"O-PROC {PAPER_PROC}\n"
+        f"O-PROC ({proc_label(PAPER_PROC)})\n"
     )
     print(
         "| subscribers | PRT/broker OctopiA | PRT/broker TID (per TID) | PRT change "
@@ -365,7 +371,7 @@ def paper_subscriber_scalability(
     )
     print("|---|---|---|---|---|---|---|---|")
     for n in subs:
-        tr = with_octopia(paper_sub_trace(seed, 100, n, 2), OctopiaConfig(**PAPER_PROC))
+        tr = with_octopia(paper_sub_trace(seed, 100, n, 2), PAPER_PROC)
         f = out[f"paper-{n}"] = sub_figures(tr)
         print(
             f"| {n:,} | {f.prt_octopia:.1f} | {f.prt_tid:.1f} ({f.prt_tid_pairs:.1f}) "
@@ -394,23 +400,27 @@ def paper_subscriber_scalability(
             f"| {f.ims_octopia:,} / {f.ims_tid:,} "
             f"| {(f.ims_octopia - f.ims_tid) / f.ims_octopia:.1%} |"
         )
-    print(
-        f"\n### 2d. The cause of the delay sign: matching time ({n:,} subscribers, overlap 2)\n"
-    )
+    print(f"\n### 2d. The cause of the delay sign: matching time ({n:,} subscribers, overlap 2)\n")
     print("| setting | sub delay ms OctopiA / TID | change (paper -33 %) |")
     print("|---|---|---|")
-    settings: list[tuple[str, dict[str, float]]] = [
-        ("ours: 180 ms RTT, no processing", {}),
-        ("5 ms hops, no processing", {"mean_rtt_ms": 10.0}),
-        ("5 ms hops, 1 ms per IM, no matching", {"mean_rtt_ms": 10.0, "processing_ms": 1.0}),
+    settings: list[tuple[str, OctopiaConfig]] = [
+        ("ours: 180 ms RTT, no processing", OctopiaConfig()),
+        ("5 ms hops, no processing", OctopiaConfig(mean_rtt_ms=10.0)),
+        (
+            "5 ms hops, 1 ms per IM, no matching",
+            OctopiaConfig(mean_rtt_ms=10.0, processing_ms=1.0),
+        ),
         *(
-            (f"5 ms hops, 1 ms per IM, {c} ms per entry", {**PAPER_PROC, PER_ENTRY: c})
+            (
+                f"5 ms hops, 1 ms per IM, {c} ms per entry",
+                replace(PAPER_PROC, matching_ms_per_entry=c),
+            )
             for c in (0.02, 0.05)
         ),
         ("paper's setting (O-PROC, 0.1 ms per entry)", PAPER_PROC),
     ]
-    for label, kw in settings:
-        tr = with_octopia(paper_sub_trace(seed, 100, n, 2), OctopiaConfig(**kw))
+    for label, cfg in settings:
+        tr = with_octopia(paper_sub_trace(seed, 100, n, 2), cfg)
         f = out[f"delay-{label}"] = sub_figures(tr)
         print(
             f"| {label} | {f.delay_octopia:.1f} / {f.delay_tid:.1f} "
