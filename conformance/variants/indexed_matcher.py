@@ -1,6 +1,10 @@
-"""An indexed matcher: subscriptions as columns of numpy arrays (one lo/hi/present column per
-attribute) plus a bucketed bitset index, used as a fast oracle (`oracle-indexed`) and, through
-`match`, wherever a set of subscriptions is matched against events.
+"""The fast oracle `oracle-indexed`: one `IndexedMatcher` per schema, fed the trace's ops.
+
+`IndexedMatcher` is the bucket matcher of `bucket_matcher.py` (REIN's bucket algorithm, compiled
+with numba), used wherever a set of subscriptions is matched against events. `BitsetMatcher`, the
+engine it replaced, stays for the benchmark (benchmarks/bench_matcher.py) and is described here:
+subscriptions as columns of numpy arrays (one lo/hi/present column per attribute) plus a bucketed
+bitset index.
 
 The index: each attribute's domain is cut into BUCKETS equal buckets [e_b, e_b+1]; for each
 bucket a packed bitset over the indexed subscriptions says who passes the attribute for *every*
@@ -12,7 +16,7 @@ is not; only the border lists of the event's buckets are checked exactly against
 Subscriptions added since the last build are scanned by brute force over the columns; the index
 is rebuilt when that tail grows past a quarter of it.
 It must deliver exactly what the brute-force oracle delivers
-(tests/test_conformance_variants.py)."""
+(tests/test_conformance_variants.py, tests/test_indexed_matcher.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from pubsub_spec.conformance.fingerprint import (
     FingerprintSink,
     RecordSink,
 )
+from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
 from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
 from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 from pubsub_spec.reference.common.oracle import Delivery
@@ -37,7 +42,10 @@ CHUNK = 64  # buckets per step of the build (bounds the temporary boolean matric
 MIN_INDEX = 256  # below this many subscriptions a scan of the columns is as fast
 
 
-class IndexedMatcher:
+IndexedMatcher = BucketMatcher
+
+
+class BitsetMatcher:
     def __init__(self, schema: Schema, mode: MatchMode, min_index: int = MIN_INDEX) -> None:
         self.min_index = min_index
         self.schema = schema
@@ -197,8 +205,13 @@ class IndexedMatcher:
         return ok
 
 
-def _run(trace: Trace, sink: DeliverySink, min_index: int) -> None:
-    matchers = {s.name: IndexedMatcher(s, trace.matching, min_index) for s in trace.schemas}
+Matcher = IndexedMatcher | BitsetMatcher
+
+
+def _run(
+    trace: Trace, sink: DeliverySink, min_index: int, engine: type[Matcher] = IndexedMatcher
+) -> None:
+    matchers = {s.name: engine(s, trace.matching, min_index) for s in trace.schemas}
     where: dict[str, str] = {}
     for op in trace.ops:
         if isinstance(op, Subscribe):
@@ -215,10 +228,12 @@ def _run(trace: Trace, sink: DeliverySink, min_index: int) -> None:
             sink.add(op.event.id, m, m.match_mask(op.event))
 
 
-def indexed_expected(trace: Trace, min_index: int = MIN_INDEX) -> list[Delivery]:
-    """The oracle's deliveries, computed with one IndexedMatcher per schema."""
+def indexed_expected(
+    trace: Trace, min_index: int = MIN_INDEX, engine: type[Matcher] = IndexedMatcher
+) -> list[Delivery]:
+    """The oracle's deliveries, computed with one matcher (`engine`) per schema."""
     sink = RecordSink()
-    _run(trace, sink, min_index)
+    _run(trace, sink, min_index, engine)
     sink.records.sort()
     return sink.records
 
