@@ -1,0 +1,23 @@
+"""Step vectors: one protocol handler of one node as pre-state, input, post-state and sends
+(docs/steps.md). Each system plugs in with a module `conformance/steps/<system>.py` defining
+`SYSTEM`, a `StepSystem` (conformance/steps/base.py), listed in `BUILTIN` below."""
+
+from __future__ import annotations
+
+import importlib
+
+from pubsub_spec.conformance.steps.base import StepSystem
+
+# The systems with step vectors, in the order they are generated and reported.
+BUILTIN: tuple[str, ...] = ("thesis", "lbdd")
+
+
+def systems() -> dict[str, StepSystem]:
+    """Every system's `StepSystem`, by name."""
+    out: dict[str, StepSystem] = {}
+    for name in BUILTIN:
+        module = importlib.import_module(f"pubsub_spec.conformance.steps.{name}")
+        system = module.SYSTEM
+        assert isinstance(system, StepSystem) and system.name == name, name
+        out[name] = system
+    return out
