@@ -39,7 +39,7 @@ import gc
 import os
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,7 +250,7 @@ def bench(n: int, seed: int, repeat: int, bitset_max: int, oracle_events: int) -
     return good, table
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sizes", default="10000,100000,1000000")
     p.add_argument("--quick", action="store_true", help="10^4 subscriptions only")
@@ -258,7 +258,7 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--bitset-max", type=int, default=100_000)
     p.add_argument("--oracle-events", type=int, default=10)
-    a = p.parse_args()
+    a = p.parse_args(argv)
     sizes = [10_000] if a.quick else [int(s) for s in a.sizes.split(",")]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; REIN: Qian et al., "
           "REIN; the figures measured separately on an idle 2-core machine with g++ -O2, as "

@@ -21,6 +21,7 @@ It must deliver exactly what the brute-force oracle delivers
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -206,10 +207,11 @@ class BitsetMatcher:
 
 
 Matcher = IndexedMatcher | BitsetMatcher
+Engine = Callable[[Schema, MatchMode, int], Matcher]  # (schema, matching, min_index) -> matcher
 
 
 def _run(
-    trace: Trace, sink: DeliverySink, min_index: int, engine: type[Matcher] = IndexedMatcher
+    trace: Trace, sink: DeliverySink, min_index: int, engine: Engine = IndexedMatcher
 ) -> None:
     matchers = {s.name: engine(s, trace.matching, min_index) for s in trace.schemas}
     where: dict[str, str] = {}
@@ -229,7 +231,7 @@ def _run(
 
 
 def indexed_expected(
-    trace: Trace, min_index: int = MIN_INDEX, engine: type[Matcher] = IndexedMatcher
+    trace: Trace, min_index: int = MIN_INDEX, engine: Engine = IndexedMatcher
 ) -> list[Delivery]:
     """The oracle's deliveries, computed with one matcher (`engine`) per schema."""
     sink = RecordSink()
