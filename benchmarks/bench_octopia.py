@@ -54,7 +54,7 @@ from pubsub_spec.reference.common.ops import (
 from pubsub_spec.reference.common.oracle import expected_deliveries
 from pubsub_spec.reference.octopia.advertisements import Advertisement, overlaps
 from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of
-from pubsub_spec.reference.octopia.scot import Scot, fig10_factor
+from pubsub_spec.reference.octopia.scot import Broker, Scot, fig10_factor
 from pubsub_spec.reference.octopia.system import BrokerNetwork
 from pubsub_spec.reference.octopia.tid import TidSystem
 from pubsub_spec.reference.registry import SYSTEMS
@@ -469,6 +469,8 @@ class BurstFigures:
     settle_ms: float
     drain_ms: float
     agree: bool
+    q_host: float = 0.0  # mean q found by a notification at the HRP's host's output queues
+    switches: int = 0  # TID dynamic routing: copies moved to another bound TID (O-TID-DYN)
 
 
 def settling(times: Sequence[tuple[float, float]], bound: float, window: int) -> float:
@@ -484,11 +486,15 @@ def settling(times: Sequence[tuple[float, float]], bound: float, window: int) ->
     return last
 
 
-def burst_figures(builtin: str, trace: Trace, bound: float, window: int) -> BurstFigures:
+def burst_figures(
+    builtin: str, trace: Trace, bound: float, window: int, host: Broker | None = None
+) -> BurstFigures:
     r = run(builtin, trace)
     s = r.result.system
     assert isinstance(s, BrokerNetwork)
     m = s.metrics
+    at_host = [q for (a, _), q in s.queues.items() if a == host]
+    q_host = sum(q.q_seen for q in at_host) / max(1, sum(q.enqueued for q in at_host))
     rows: list[tuple[float, float]] = []
     for d, x in zip(r.result.deliveries, m.delivery_latency_ms, strict=True):
         rows.append((s.published_at[d.event_id] + x, x))
@@ -506,6 +512,8 @@ def burst_figures(builtin: str, trace: Trace, bound: float, window: int) -> Burs
         settle_ms=max(0.0, settling(rows, bound, window) - first),
         drain_ms=last_rx - last_pub,
         agree=bool(r.agree),
+        q_host=q_host,
+        switches=getattr(s, "switches", 0),
     )
 
 
@@ -544,6 +552,80 @@ def burst_trace(seed: int, shape: Stock, interarrival_ms: float) -> Trace:
     (§VIII); §VIII's θ = 10, ω = 50 ms, O-QUEUE's 1 ms service time."""
     tr = stock_trace(seed, shape, pub_interarrival_ms=interarrival_ms)
     return with_octopia(tr, OctopiaConfig(attach=(("n0", "G", 0),)))
+
+
+# -- 4b. the burst over seeds, with processing time and TID's dynamic routing ---------------
+# O-PROC for the burst (docs/octopia.md): the burst is scaled from minutes to milliseconds, so
+# the processing time is too: 0.05 ms per IM plus 0.002 ms per PRT entry matched.
+BURST_PROC = OctopiaConfig(processing_ms=0.05, matching_ms_per_entry=0.002)
+BURST_SYSTEMS = ("octopia-snr", "octopia-idr", "tid", "tid-dyn")
+HRP_HOST: Broker = ("G", 0)
+
+
+def burst_seeds(seeds: Sequence[int], shape: Stock, proc: OctopiaConfig) -> dict[str, Any]:
+    """The HRP burst of experiment 4 on each seed under O-PROC, for SNR, IDR, static TID and
+    TID with dynamic routing (O-TID-DYN): the mean over seeds and how often IDR wins."""
+    per: dict[str, list[BurstFigures]] = {b: [] for b in BURST_SYSTEMS}
+    for seed in seeds:
+        cfg = replace(proc, attach=(("n0", *HRP_HOST),))
+        trace = with_octopia(stock_trace(seed, shape, pub_interarrival_ms=0.25), cfg)
+        free = with_octopia(
+            trace, replace(cfg, link_service_ms=0.001, processing_ms=0.0, matching_ms_per_entry=0.0)
+        )
+        bound = max(
+            max(run(b, free, oracle=False).result.metrics.delivery_latency_ms)
+            for b in ("octopia-snr", "tid")
+        )
+        dyn = trace.with_section("tid", replace(cfg, tid_dynamic=True))
+        for b in BURST_SYSTEMS:
+            tr = dyn if b == "tid-dyn" else trace
+            per[b].append(burst_figures("tid" if b == "tid-dyn" else b, tr, bound, 100, HRP_HOST))
+    print(
+        f"\n### 4b. The HRP burst over {len(seeds)} seeds ({shape.events} quotes every 0.25 ms, "
+        f"{shape.subscribers} subscribers), O-PROC ({proc_label(proc)}), link service "
+        f"{proc.link_service_ms} ms; means over seeds; q at host = mean q a notification finds "
+        f"at the HRP's host B{HRP_HOST} (paper: IDR -61 % vs SNR, -73 % vs TID)\n"
+    )
+    print(
+        "| system | notification IMs | vs SNR | delay ms mean / max | on time "
+        "| settled after ms | q at host | TID switches | oracle |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    mean = {
+        b: {
+            k: statistics.fmean(getattr(f, k) for f in fs)
+            for k in ("ims", "mean_ms", "max_ms", "on_time", "settle_ms", "q_host")
+        }
+        for b, fs in per.items()
+    }
+    for b, fs in per.items():
+        mb = mean[b]
+        agree = sum(f.agree for f in fs)
+        print(
+            f"| {b} | {mb['ims']:,.0f} | {_change(mb['ims'], mean['octopia-snr']['ims'])} "
+            f"| {mb['mean_ms']:.0f} / {mb['max_ms']:.0f} | {mb['on_time']:.1%} "
+            f"| {mb['settle_ms']:.0f} | {mb['q_host']:.2f} | {sum(f.switches for f in fs)} "
+            f"| {agree}/{len(fs)} agree |"
+        )
+    idr, snr = per["octopia-idr"], per["octopia-snr"]
+    wins = {
+        "idr_mean_below_snr": sum(i.mean_ms < s_.mean_ms for i, s_ in zip(idr, snr, strict=True)),
+        "idr_mean_below_tid": sum(
+            i.mean_ms < min(t.mean_ms, d.mean_ms)
+            for i, t, d in zip(idr, per["tid"], per["tid-dyn"], strict=True)
+        ),
+        "idr_settles_before_snr": sum(
+            i.settle_ms < s_.settle_ms for i, s_ in zip(idr, snr, strict=True)
+        ),
+    }
+    changes = [(i.mean_ms - s_.mean_ms) / s_.mean_ms for i, s_ in zip(idr, snr, strict=True)]
+    print(
+        f"\nPer seed, IDR's mean delay vs SNR: {', '.join(f'{c:+.1%}' for c in changes)}; "
+        f"IDR below SNR on {wins['idr_mean_below_snr']}/{len(seeds)} seeds, below both TIDs "
+        f"on {wins['idr_mean_below_tid']}/{len(seeds)}, settles before SNR on "
+        f"{wins['idr_settles_before_snr']}/{len(seeds)}."
+    )
+    return {"per": per, "mean": mean, "wins": wins, "n": len(seeds)}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
