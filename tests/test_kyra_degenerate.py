@@ -51,7 +51,7 @@ def test_fewer_values_than_members_leaves_the_rest_an_empty_zone(values: int) ->
     assert sorted(result.deliveries) == sorted(expected_deliveries(trace))
     kyra = result.system
     lay = kyra.layouts["s"]
-    zones = [lay.zones[s] for s in CLIQUE]
+    zones = [lay.zones[s].dims[0] for s in CLIQUE]
     # the first `values` members (name order) hold one value each, the rest nothing (K-D16)
     assert [(z.lo, z.hi) for z in zones[:values]] == [(v, v + 1) for v in range(values - 1)] + [
         (values - 1, values - 1)
@@ -62,7 +62,7 @@ def test_fewer_values_than_members_leaves_the_rest_an_empty_zone(values: int) ->
     for server in CLIQUE[values:]:
         assert kyra.proxy[server] == {}  # never a proxy
         assert all(server not in t.members for t in lay.trees)  # on no tree
-        assert not lay.zones[server].overlaps(0, values - 1)
+        assert not lay.zones[server].overlaps(((0, values - 1),))
 
 
 def test_enough_values_keep_the_equal_width_zones() -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
 from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
+from pubsub_spec.reference.kyra.config import KyraConfig
 from pubsub_spec.reference.kyra.filters import RoutingTable
 from pubsub_spec.reference.kyra.hac import cluster_server_cliques
 from pubsub_spec.reference.kyra.siena import SienaSystem
 from pubsub_spec.reference.kyra.system import KyraSystem
-from pubsub_spec.reference.kyra.zones import equal_width
+from pubsub_spec.reference.kyra.zones import Box, Zone, equal_width
 from pubsub_spec.reference.sim.run import Driver
 
 # Servers A..H are the trace's nodes n0..n7 (docs/kyra.md, "Mapping a trace onto a service
@@ -40,7 +41,10 @@ def fig_trace(events: tuple[tuple[str, int], ...] = (("A", 9),)) -> Trace:
             ops.append(Subscribe(len(ops), _sub(server, v)))
     for i, (at, v) in enumerate(events):
         ops.append(Publish(len(ops), _event(f"e{i}", at, v)))
-    return Trace((SCHEMA,), tuple(ops), initial_nodes=8)
+    # Fig. 4's zones are the equal-width ones (K-D2); the balanced cut (K-D17) of Fig. 1's
+    # subscriptions is as balanced (test_fig4_zones_are_balanced_too) but cuts elsewhere
+    trace = Trace((SCHEMA,), tuple(ops), initial_nodes=8)
+    return trace.with_section("kyra", KyraConfig(zones="equal-width"))
 
 
 def values(table: RoutingTable, neighbour: str) -> set[int]:
@@ -48,7 +52,7 @@ def values(table: RoutingTable, neighbour: str) -> set[int]:
     entries = table.entries.get(N[neighbour], {})
     return {
         v for v in range(10) for f in entries.values()
-        if f.admits(_event("x", "A", v), v, "strict")
+        if f.admits(_event("x", "A", v), (v,), "strict")
     }  # fmt: skip
 
 
@@ -137,11 +141,11 @@ def kyra_fig4(events: tuple[tuple[str, int], ...] = (("A", 9),)) -> KyraSystem:
 def test_fig4_zones_and_trees() -> None:
     k = kyra_fig4()
     lay = k.layouts["fig"]
-    zones = {L[s]: (z.lo, z.hi) for s, z in lay.zones.items()}
+    zones = {L[s]: (z.dims[0].lo, z.dims[0].hi) for s, z in lay.zones.items()}
     # half-open [lo, hi) except the last, closed (K-D1): A 0-3 B 4-6 C 7-9, D 0-4 E 5-9
     assert zones == {"A": (0, 4), "B": (4, 7), "C": (7, 9), "D": (0, 5), "E": (5, 9),
                      "F": (0, 4), "G": (4, 7), "H": (7, 9)}  # fmt: skip
-    assert [(t.zone.lo, t.zone.hi) for t in lay.trees] == [(0, 4), (4, 7), (7, 9)]
+    assert [(t.zone.dims[0].lo, t.zone.dims[0].hi) for t in lay.trees] == [(0, 4), (4, 7), (7, 9)]
     assert [{L[m] for m in t.members} for t in lay.trees] == [set("ADF"), set("BDEG"), set("CEH")]
     edges = [{tuple(sorted((L[a], L[b]))) for a in t.adj for b in t.adj[a]} for t in lay.trees]
     assert edges == [{("A", "D"), ("D", "F")}, {("D", "E"), ("B", "E"), ("B", "G")},
@@ -212,7 +216,7 @@ def test_unrestricted_proxy_mutant_duplicates() -> None:
             lay = self.layouts[event.schema]
             z = lay.zones[y]
             # the mutant: the zone check always passes (proxy stores s, not s ∩ Z_z)
-            lay.zones[y] = type(z)(0, 9, True)
+            lay.zones[y] = Box((Zone(0, 9, True),))
             try:
                 super()._route(y, tree, event, came)  # type: ignore[arg-type]
             finally:

@@ -109,10 +109,12 @@ def test_tla_model_layout_is_the_references() -> None:
     its cliques ({1, 2}, {3, 4, 5}) over the keys 0..5 with T = 2 (K-D1..3)."""
     schema = Schema("k", (Attribute("key", "int", 0, 5),))
     cliques = [("s1", "s2"), ("s3", "s4", "s5")]
-    lay = build_layout(schema, cliques, 2, "key", lambda a, b: abs(int(a[1]) - int(b[1])))
+    lay = build_layout(
+        schema, cliques, 2, schema.attributes, lambda a, b: abs(int(a[1]) - int(b[1]))
+    )
 
     def keys(z: object) -> set[int]:
-        return {k for k in range(6) if z.contains(k)}  # type: ignore[attr-defined]
+        return {k for k in range(6) if z.contains((k,))}  # type: ignore[attr-defined]
 
     assert _tla_sets("MCZone") == [keys(lay.zones[f"s{i}"]) for i in range(1, 6)]
     assert _tla_sets("MCY") == [keys(y) for y in lay.tree_zones]

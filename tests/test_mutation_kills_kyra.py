@@ -27,7 +27,7 @@ from pubsub_spec.reference.kyra.messages import (
 )
 from pubsub_spec.reference.kyra.siena import SienaSystem
 from pubsub_spec.reference.kyra.trees import adjacency
-from pubsub_spec.reference.kyra.zones import Zone, equal_width
+from pubsub_spec.reference.kyra.zones import Box, Zone, equal_width
 from pubsub_spec.reference.sim.run import Driver
 from tests.test_kyra_examples import (
     FIG1,
@@ -59,12 +59,14 @@ def test_fig2_static_tables_and_event9_path() -> None:
     assert len(hops) == len(FIG2_EDGES) == 7
     assert {frozenset(h) for h in hops} == {frozenset((N[a], N[b])) for a, b in FIG2_EDGES}
     assert hops[0][0] == N["A"]
-    filters = [(N[s], Filter(_sub(s, v), N[s], (v, v))) for s in LETTERS for v in sorted(FIG1[s])]
+    filters = [
+        (N[s], Filter(_sub(s, v), N[s], ((v, v),))) for s in LETTERS for v in sorted(FIG1[s])
+    ]
     tables = build_tables(adj, filters)
     for server, row in FIG2_TABLES.items():
         got = {n: values(tables[N[server]], n) for n in row}
         assert got == {n: rng(v) for n, v in row.items()}, server
-    path = route(adj, tables, N["A"], _event("e", "A", 9), 9, "strict")
+    path = route(adj, tables, N["A"], _event("e", "A", 9), (9,), "strict")
     assert path == [(N[a], N[b]) for a, b in ("AC", "CE", "EF", "FG", "GH")]
 
 
@@ -129,7 +131,7 @@ EV = Event("e0", "n0", "fig", (("v", 9),))  # 20 + 2 + 3 + (1 + 8) = 34
 
 def test_message_sizes_follow_the_byte_model() -> None:
     """K-D11: sizes are the 48-byte header plus the payload, computed here by hand."""
-    f = Filter(SUB, "n1", (1, 1), (Zone(0, 4, False),))
+    f = Filter(SUB, "n1", ((1, 1),), (Box((Zone(0, 4, False),)),))
     assert filter_size(f) == 42 + 20 + 16 * 2  # sub, origin id, extent + one zone
     assert size_of(SubPropagate("fig/t0", f)) == 48 + 6 + 94
     # a removal carries the entry's identity (subscription id, proxy), K-D4
@@ -142,7 +144,7 @@ def test_message_sizes_follow_the_byte_model() -> None:
 def test_messages_are_values() -> None:
     """A message in flight is a value: _on_propagate forwards the same SubPropagate object to
     every other neighbour (§II.A broadcast), so it must be immutable and hashable."""
-    prop = SubPropagate("fig/t0", Filter(SUB, "n1", (1, 1)))
+    prop = SubPropagate("fig/t0", Filter(SUB, "n1", ((1, 1),)))
     zone = EventToZone(EV)
     assert prop in {prop} and zone in {zone}
     with pytest.raises(dataclasses.FrozenInstanceError):

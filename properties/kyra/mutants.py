@@ -58,9 +58,9 @@ class DropCoveringTable(RoutingTable):
 
     def add(self, neighbour: str, f: Filter) -> None:
         here = self.entries[neighbour]
-        lo, hi = f.extent
+        lo, hi = f.extent[0]
         for g in here.values():
-            if g.sub.schema == f.sub.schema and lo <= g.extent[0] and g.extent[1] <= hi:
+            if g.sub.schema == f.sub.schema and lo <= g.extent[0][0] and g.extent[0][1] <= hi:
                 return
         here[f.ident] = f
 

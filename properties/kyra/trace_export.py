@@ -56,7 +56,6 @@ from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
     MatchMode,
-    Number,
     Predicate,
     Schema,
     Subscription,
@@ -72,7 +71,7 @@ from pubsub_spec.reference.kyra.messages import (
     SubPropagate,
 )
 from pubsub_spec.reference.kyra.system import KyraSystem
-from pubsub_spec.reference.kyra.zones import Zone
+from pubsub_spec.reference.kyra.zones import Box, Point
 from pubsub_spec.reference.sim.run import run_and_compare, run_trace
 
 KEYS = 6  # the partition attribute's values 0..KEYS - 1: the spec's Keys
@@ -218,7 +217,7 @@ class _FloodTable(RoutingTable):
     def forward_to(
         self,
         event: Event,
-        key: Number,
+        key: Point,
         mode: MatchMode,
         neighbours: Iterable[str],
         came_from: str | None,
@@ -311,8 +310,8 @@ def record_kyra_run(trace: Trace, system_class: type[KyraTraceSystem] = KyraTrac
     num = system.tv_num
     keys = range(KEYS)
 
-    def ks(z: Zone) -> frozenset[int]:
-        return frozenset(k for k in keys if z.contains(k))
+    def ks(z: Box) -> frozenset[int]:
+        return frozenset(k for k in keys if z.contains((k,)))
 
     def key_of(e: Event) -> int:
         return int(e.value("k") or 0)

@@ -26,6 +26,12 @@ class KyraConfig:
     trees: int = 0
     # The partition attribute per schema (K-D1): "schema/attr" entries; default the first.
     partition_attr: tuple[str, ...] = ()
+    # Zones (Kyra §III.B "continuous zones with balanced load"): "balanced" cuts where each part
+    # holds an equal share of the subscriptions' load (decision K-D17), "equal-width" by width
+    # (K-D2); `zone_dims` attributes are cut (K-D18: the partition attribute, then the schema's
+    # other attributes in order; at most the schema's count).
+    zones: str = "balanced"
+    zone_dims: int = 1
     # Multicast groups (K-D10): cells of the partition attribute, groups, K-Means rounds.
     mc_cells: int = 16
     mc_groups: int = 4
@@ -43,12 +49,19 @@ class KyraConfig:
                 return schema.attribute(a)
         return schema.attributes[0]
 
+    def cut_attributes(self, schema: Schema) -> tuple[Attribute, ...]:
+        """The attributes the zones cut (K-D18): the partition attribute first."""
+        first = self.partition_attribute(schema)
+        rest = [a for a in schema.attributes if a.name != first.name]
+        return (first, *rest)[: self.zone_dims]
+
 
 def config_of(trace: Trace, section: str) -> KyraConfig:
     return trace.section(section, KyraConfig) or KyraConfig()
 
 
-_POSITIVE_INT = ("max_clique_size", "mc_cells", "mc_groups", "mc_kmeans_rounds")
+_POSITIVE_INT = ("max_clique_size", "mc_cells", "mc_groups", "mc_kmeans_rounds", "zone_dims")
+ZONE_MODES = ("balanced", "equal-width")
 
 
 class KyraCodec(ConfigCodec):
@@ -71,6 +84,11 @@ class KyraCodec(ConfigCodec):
                 if not isinstance(value, list) or not all(v in quals for v in value):
                     raise InputError(where, fld, "expected a list of 'schema/attr'")
                 kwargs[key] = tuple(value)
+                continue
+            if key == "zones":
+                if value not in ZONE_MODES:
+                    raise InputError(where, fld, f"expected one of {', '.join(ZONE_MODES)}")
+                kwargs[key] = value
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InputError(where, fld, f"expected a number, got {value!r}")

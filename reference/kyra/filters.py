@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pubsub_spec.reference.common.matching import matches
 from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Number, Subscription
-from pubsub_spec.reference.kyra.zones import Zone
+from pubsub_spec.reference.kyra.zones import Box, Point, Range, Zone
 
 
 def event_key(event: Event, attr: Attribute) -> Number:
@@ -42,15 +42,27 @@ def extent(sub: Subscription, attr: Attribute, mode: MatchMode) -> tuple[Number,
     return (p.lo, p.hi)
 
 
+def event_point(event: Event, attrs: Sequence[Attribute]) -> Point:
+    """key(e) on every cut attribute (K-D6 per attribute, K-D18)."""
+    return tuple(event_key(event, a) for a in attrs)
+
+
+def extents(sub: Subscription, attrs: Sequence[Attribute], mode: MatchMode) -> tuple[Range, ...]:
+    """extent(s) on every cut attribute (K-D6 per attribute, K-D18): matches(s, e, mode)
+    implies event_point(e) lies in the box."""
+    return tuple(extent(sub, a, mode) for a in attrs)
+
+
 @dataclass(frozen=True)
 class Filter:
     """A routing-table entry: subscription s from proxy/origin `origin`, restricted to the keys
-    in `extent` and in every zone of `zones` (K-D4)."""
+    in `extent` (one closed range per cut attribute, K-D18) and in every zone of `zones`
+    (K-D4)."""
 
     sub: Subscription
     origin: str
-    extent: tuple[Number, Number]
-    zones: tuple[Zone, ...] = ()
+    extent: tuple[Range, ...]
+    zones: tuple[Box, ...] = ()
 
     @property
     def ident(self) -> tuple[str, str]:
@@ -59,15 +71,17 @@ class Filter:
         return (self.sub.id, self.origin)
 
     def nonempty(self) -> bool:
-        lo, hi = self.extent
-        if lo > hi:
-            return False
-        return all(z.overlaps(lo, hi) for z in self.zones) and _common(self.zones, lo, hi)
+        for d, (lo, hi) in enumerate(self.extent):
+            dims = [z.dims[d] for z in self.zones]
+            if lo > hi or not all(z.overlaps(lo, hi) for z in dims) or not _common(dims, lo, hi):
+                return False
+        return True
 
-    def admits(self, event: Event, key: Number, mode: MatchMode) -> bool:
+    def admits(self, event: Event, key: Point, mode: MatchMode) -> bool:
         """Whether the event must be forwarded toward this filter's origin (Siena §II.A)."""
-        lo, hi = self.extent
-        if not lo <= key <= hi or not all(z.contains(key) for z in self.zones):
+        if not all(lo <= k <= hi for (lo, hi), k in zip(self.extent, key, strict=True)):
+            return False
+        if not all(z.contains(key) for z in self.zones):
             return False
         return matches(self.sub, event, mode)
 
@@ -85,7 +99,7 @@ def _common(zones: Sequence[Zone], lo: Number, hi: Number) -> bool:
     return a_lo < a_hi or (closed and a_lo == a_hi)
 
 
-def restrict(f: Filter, *zones: Zone) -> Filter:
+def restrict(f: Filter, *zones: Box) -> Filter:
     """The filter with further zone restrictions (K-D4: s ∩ Z_z ∩ Y_t)."""
     return Filter(f.sub, f.origin, f.extent, (*f.zones, *zones))
 
@@ -111,7 +125,7 @@ class RoutingTable:
     def forward_to(
         self,
         event: Event,
-        key: Number,
+        key: Point,
         mode: MatchMode,
         neighbours: Iterable[str],
         came_from: str | None,
@@ -162,7 +176,7 @@ def route(
     tables: Mapping[str, RoutingTable],
     start: str,
     event: Event,
-    key: Number,
+    key: Point,
     mode: MatchMode,
 ) -> list[tuple[str, str]]:
     """The hops of an event published at `start` (Siena §II.A), in breadth-first order."""

@@ -34,7 +34,7 @@ MCGROUPS_TYPES: tuple[MessageType, ...] = (
 
 
 def filter_size(f: Filter) -> int:
-    return sub_size(f.sub) + ID + 16 * (1 + len(f.zones))
+    return sub_size(f.sub) + ID + 16 * (len(f.extent) + sum(len(z.dims) for z in f.zones))
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class SienaSystem(BrokerSystem):
 
     def _filter(self, sub: Subscription) -> Filter:
         attr = self.config.partition_attribute(self.schemas[sub.schema])
-        return Filter(sub, sub.subscriber, extent(sub, attr, self.matching))
+        return Filter(sub, sub.subscriber, (extent(sub, attr, self.matching),))
 
     def table_records(self) -> dict[str, int]:
         return {s: t.records() for s, t in self.tables.items()}
@@ -108,7 +108,7 @@ class SienaSystem(BrokerSystem):
             self.metrics.uninterested[y] += 1
         attr = self.config.partition_attribute(self.schemas[event.schema])
         nexts, ops = self.tables[y].forward_to(
-            event, event_key(event, attr), self.matching, self.adj[y], came
+            event, (event_key(event, attr),), self.matching, self.adj[y], came
         )
         self.metrics.match_ops[y] += ops
         for n in nexts:

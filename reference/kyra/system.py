@@ -28,10 +28,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pubsub_spec.reference.common.model import Event, Number, Schema, Subscription
-from pubsub_spec.reference.common.ops import Trace
+from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Schema, Subscription
+from pubsub_spec.reference.common.ops import Subscribe, Trace
 from pubsub_spec.reference.kyra.base import BrokerSystem, group_by_subscriber
-from pubsub_spec.reference.kyra.filters import Filter, RoutingTable, event_key, extent, restrict
+from pubsub_spec.reference.kyra.filters import (
+    Filter,
+    RoutingTable,
+    event_point,
+    extents,
+    restrict,
+)
 from pubsub_spec.reference.kyra.hac import cluster_server_cliques
 from pubsub_spec.reference.kyra.messages import (
     EventRoute,
@@ -42,7 +48,7 @@ from pubsub_spec.reference.kyra.messages import (
     SubPropagate,
 )
 from pubsub_spec.reference.kyra.trees import adjacency, minimum_spanning_tree
-from pubsub_spec.reference.kyra.zones import Zone, equal_width, local_partition, zone_index
+from pubsub_spec.reference.kyra.zones import Box, Partitioner, Point
 from pubsub_spec.reference.sim.observe import Observation, state
 
 
@@ -51,7 +57,7 @@ class RoutingTree:
     """Routing tree t of a schema: its zone Y_t, members and MST edges (§III.A)."""
 
     name: str
-    zone: Zone
+    zone: Box
     members: tuple[str, ...]
     adj: dict[str, list[str]]
 
@@ -61,38 +67,47 @@ class SchemaLayout:
     """A schema's partitions (one per schema, decision K-D14)."""
 
     schema: Schema
-    zones: dict[str, Zone]  # server -> Z_z (local partition of its clique)
+    attrs: tuple[Attribute, ...]  # the cut attributes (K-D1, K-D18)
+    zones: dict[str, Box]  # server -> Z_z (local partition of its clique)
     trees: tuple[RoutingTree, ...]
-    tree_zones: tuple[Zone, ...]
+    tree_zones: tuple[Box, ...]
 
 
 def build_layout(
     schema: Schema,
     cliques: list[tuple[str, ...]],
     n_trees: int,
-    attr_name: str,
+    attrs: tuple[Attribute, ...],
     weight: Callable[[str, str], float],
+    subs: tuple[Subscription, ...] = (),
+    mode: MatchMode = "strict",
+    balanced: bool = False,
 ) -> SchemaLayout:
-    """Local and global partitions of one schema (§III; K-D1..3) and its MST trees."""
-    attr = schema.attribute(attr_name)
-    zones: dict[str, Zone] = {}
+    """Local and global partitions of one schema (§III; K-D1..3) and its MST trees: cut along
+    `attrs` (K-D18), by width or, when `balanced`, by the load of `subs` (K-D17: the local
+    partitions and the tree zones by the same load, so that a clique of T members has the tree
+    zones as its zones and each of them joins one tree, as with equal-width zones)."""
+    load = tuple(extents(s, attrs, mode) for s in subs if s.schema == schema.name)
+    cut = Partitioner(attrs, load, balanced)
+    zones: dict[str, Box] = {}
     for clique in cliques:
         # §III: "each server is assigned a non-overlapping zone"; members in name order,
-        # an empty zone beyond an int domain's values (K-D16)
-        for server, z in zip(sorted(clique), local_partition(attr, len(clique)), strict=True):
+        # the empty zones last (K-D16)
+        for server, z in zip(sorted(clique), cut.partition(len(clique)), strict=True):
             zones[server] = z
-    tree_zones = equal_width(attr, n_trees)
+    # §III: "each routing tree is assigned a non-overlapping content zone"
+    tree_zones = cut.partition(n_trees)
     trees: list[RoutingTree] = []
     for i, y in enumerate(tree_zones):
         # §III: servers join every tree whose zone overlaps their own
         members = tuple(sorted(s for s, z in zones.items() if _zones_overlap(z, y)))
         edges = minimum_spanning_tree(members, weight)  # §III.A: MST
         trees.append(RoutingTree(f"{schema.name}/t{i}", y, members, adjacency(members, edges)))
-    return SchemaLayout(schema, zones, tuple(trees), tree_zones)
+    return SchemaLayout(schema, attrs, zones, tuple(trees), tree_zones)
 
 
-def _zones_overlap(a: Zone, b: Zone) -> bool:
-    return Filter(_NO_SUB, "", (a.lo, a.hi), (a, b)).nonempty()
+def _zones_overlap(a: Box, b: Box) -> bool:
+    return Filter(_NO_SUB, "", tuple((z.lo, z.hi) for z in a.dims), (a, b)).nonempty()
 
 
 _NO_SUB = Subscription("", "", "", ())
@@ -120,13 +135,19 @@ class KyraSystem(BrokerSystem):
         self.clique_of: dict[str, tuple[str, ...]] = {s: c for c in self.cliques for s in c}
         # §III.A: T ~ max_i k_i
         self.n_trees = cfg.trees or max(len(c) for c in self.cliques)
+        # K-D17: the balanced cut reads the trace's subscriptions as the known population
+        # (offline, as K-D10's groups); it changes costs only, never deliveries
+        offline = tuple(op.sub for op in trace.ops if isinstance(op, Subscribe))
         self.layouts: dict[str, SchemaLayout] = {
             name: build_layout(
                 s,
                 self.cliques,
                 self.n_trees,
-                cfg.partition_attribute(s).name,
+                cfg.cut_attributes(s),
                 weight or self.distance,
+                offline,
+                self.matching,
+                cfg.zones == "balanced",
             )
             for name, s in self.schemas.items()
         }
@@ -145,17 +166,18 @@ class KyraSystem(BrokerSystem):
     def proxies_for(self, sub: Subscription) -> list[str]:
         """§III: the members of the original server's clique whose zone overlaps s."""
         lay = self.layouts[sub.schema]
-        attr = lay.schema.attribute(self.attr_of(sub.schema))
-        lo, hi = extent(sub, attr, self.matching)
-        return [z for z in self.clique_of[sub.subscriber] if lay.zones[z].overlaps(lo, hi)]
+        ext = extents(sub, lay.attrs, self.matching)
+        return [z for z in self.clique_of[sub.subscriber] if lay.zones[z].overlaps(ext)]
 
-    def key_of(self, event: Event) -> Number:
-        """key(e) on the schema's partition attribute (K-D6)."""
-        return event_key(event, self.schemas[event.schema].attribute(self.attr_of(event.schema)))
+    def key_of(self, event: Event) -> Point:
+        """key(e) on the schema's cut attributes (K-D6, K-D18)."""
+        return event_point(event, self.layouts[event.schema].attrs)
 
     def covering_tree(self, event: Event) -> RoutingTree:
-        lay = self.layouts[event.schema]
-        return lay.trees[zone_index(lay.tree_zones, self.key_of(event))]
+        """§III: "routed on the tree with covering zone" (the tree zones partition, K-D1)."""
+        key = self.key_of(event)
+        (t,) = [t for t in self.layouts[event.schema].trees if t.zone.contains(key)]
+        return t
 
     def covering_server(self, server: str, event: Event) -> str:
         """§III: the member of `server`'s clique whose zone covers the event."""
@@ -175,7 +197,9 @@ class KyraSystem(BrokerSystem):
         with their zone and MST neighbours (`tree-join`)."""
         out: list[Observation] = []
         for name, lay in sorted(self.layouts.items()):
-            attr = self.attr_of(name)
+            # one cut attribute: its name (conformance/OBSERVATIONS.md); several (K-D18): the list
+            names = [a.name for a in lay.attrs]
+            attr: str | list[str] = names[0] if len(names) == 1 else names
             for server in self.servers:
                 out.append(
                     state(
@@ -243,9 +267,8 @@ class KyraSystem(BrokerSystem):
     def _on_sub_move(self, z: str, msg: SubMove) -> None:
         sub = msg.sub
         lay = self.layouts[sub.schema]
-        attr = lay.schema.attribute(self.attr_of(sub.schema))
         # K-D4: the proxy stores s ∩ Z_z
-        frag = Filter(sub, z, extent(sub, attr, self.matching), (lay.zones[z],))
+        frag = Filter(sub, z, extents(sub, lay.attrs, self.matching), (lay.zones[z],))
         if msg.remove:
             self.proxy[z].pop(sub.id, None)
         else:
