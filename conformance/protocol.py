@@ -348,3 +348,84 @@ def reply_to_json(reply: Reply) -> dict[str, Any]:
             out["text"] = reply.text
         return out
     return {"type": "end_ok"}
+
+
+# --- steps (PROTOCOL.md, "Steps"; docs/steps.md) ---------------------------------------------
+# A separate dialogue of `pubsub-spec verify --steps`: one handler of one node per `step`.
+
+STEPS_MODE = "steps"  # the `mode` of a steps `init`
+
+
+def steps_init_request(systems: list[str]) -> dict[str, Any]:
+    """`init` of a steps dialogue: the systems whose step vectors will be sent."""
+    return {"type": "init", "protocol": PROTOCOL_VERSION, "mode": STEPS_MODE, "systems": systems}
+
+
+def step_request(
+    step_id: str, system: str, handler: str, pre: Any, step_input: Any
+) -> dict[str, Any]:
+    """`step`: one vector's pre-state and input; the answer is a `step_ok` with the same id."""
+    return {"type": "step", "id": step_id, "system": system, "handler": handler, "pre": pre,
+            "input": step_input}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StepsInitOk:
+    """`init_ok` of a steps dialogue: the handlers the program supports, per system."""
+
+    steps: Mapping[str, tuple[str, ...]]
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class StepOk:
+    """A step's result: the post-state and sends, or `invalid` with the reason."""
+
+    id: str
+    post: Any = None
+    sends: Any = None
+    invalid: str | None = None
+
+
+def parse_step_reply(line: str) -> StepsInitOk | StepOk | EndOk:
+    """A reply line of the steps dialogue, checked; `ProtocolError` says what is wrong."""
+    if len(line) > MAX_STEP_LINE_CHARS:
+        raise ProtocolError(f"line of {len(line)} characters is too long")
+    try:
+        obj = json.loads(line, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise ProtocolError(f"not JSON ({e.msg} at column {e.colno}): {_short(line)}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"not a JSON object: {_short(line)}")
+    kind = obj.get("type")
+    if kind == "end_ok":
+        return EndOk()
+    if kind == "init_ok":
+        steps = obj.get("steps")
+        if not isinstance(steps, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and all(isinstance(h, str) for h in v)
+            for k, v in steps.items()
+        ):
+            raise ProtocolError("init_ok: field 'steps' must map systems to lists of handlers")
+        name = obj.get("name", "")
+        return StepsInitOk({k: tuple(v) for k, v in steps.items()},
+                           name if isinstance(name, str) else "")  # fmt: skip
+    if kind != "step_ok":
+        raise ProtocolError(f"expected step_ok, init_ok or end_ok, got type {kind!r}")
+    step_id = obj.get("id")
+    if not isinstance(step_id, str):
+        raise ProtocolError("step_ok: field 'id' must be a string")
+    if "invalid" in obj:
+        reason = obj["invalid"]
+        if not isinstance(reason, str):
+            raise ProtocolError("step_ok: field 'invalid' must be a string (the reason)")
+        return StepOk(step_id, invalid=reason)
+    missing = [k for k in ("post", "sends") if k not in obj]
+    if missing:
+        raise ProtocolError(f"step_ok: missing field(s) {', '.join(missing)} (or 'invalid')")
+    if not isinstance(obj["sends"], list):
+        raise ProtocolError("step_ok: field 'sends' must be a list")
+    return StepOk(step_id, obj["post"], obj["sends"])
+
+
+MAX_STEP_LINE_CHARS = 1 << 24  # a step's line carries a whole node state: 16 MiB

@@ -198,6 +198,8 @@ def _check_manifest(root: Path, hashes: dict[str, str], limits: ReleaseLimits) -
 
 def _in_vectors(name: str) -> bool:
     parts = PurePosixPath(name).parts
+    if parts[0] == "steps":  # the step vectors (docs/steps.md), a folder of their own
+        return False
     return "vectors" in parts[:-1] or parts[-1] == "index.json"
 
 

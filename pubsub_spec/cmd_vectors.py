@@ -77,6 +77,10 @@ def build_release(version: str | None = None) -> Release:
     for doc in ("FORMAT.md", "PROTOCOL.md", "trace.schema.json", "OBSERVATIONS.md",
                 "observation.schema.json"):  # fmt: skip
         files[doc] = (pkg / doc).read_bytes()
+    from pubsub_spec.conformance.steps.vectors import files as step_files
+
+    for path, content in step_files().items():  # the step vectors (docs/steps.md)
+        files[f"steps/{path}"] = content
     index = json.loads(files["vectors/index.json"])
     traces = len(index.get("traces", []) if isinstance(index, dict) else index)
     files["README.md"] = _kit_readme(name, version, traces).encode()

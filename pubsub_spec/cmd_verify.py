@@ -77,6 +77,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "deviation or a program that reports none fails (exit 1)",
     )  # fmt: skip
     p.add_argument(
+        "--steps", action="store_true",
+        help="run the step vectors instead: one handler of one node per vector, pre-state and "
+        "input in, post-state and sends out (docs/steps.md)",
+    )  # fmt: skip
+    p.add_argument(
         "targets", nargs="*", metavar="DIR_OR_FILE", default=[str(VECTORS)],
         help="vector directories, trace files or release tarballs (default: the committed "
         "corpus)",
@@ -99,6 +104,10 @@ def run(a: argparse.Namespace) -> int:
     if missing:
         print(f"error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
+    if getattr(a, "steps", False):
+        from pubsub_spec.cmd_verify_steps import run as run_steps
+
+        return run_steps(a)
     try:  # every output is writable, and the report folder ours alone, before anything runs
         check_outputs({"--json": a.json, "--junit": a.junit}, {"--report": a.report})
     except OutputProblem as e:

@@ -78,6 +78,9 @@ class StepSystem(ABC):
     # (module file relative to the repository root, function names): the handler functions of
     # the reference whose branches the vectors must take (scripts/step_coverage.py)
     coverage: tuple[tuple[str, tuple[str, ...]], ...]
+    # the first valid candidates of each handler kept whatever arcs they take: data-dependent
+    # rules (which slice, which record) need cases beyond those that reach a new branch
+    at_least: int = 4
 
     @abstractmethod
     def handler_of(self, step_input: JSON) -> str:

@@ -22,7 +22,7 @@ or null. The handlers:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pubsub_spec.conformance.steps.base import (
@@ -84,7 +84,22 @@ def _kind(step_input: JSON) -> JSON:
     return step_input.get("type", step_input.get("op"))
 
 
-def apply_step(pre: JSON, step_input: JSON) -> Outcome:
+# Algorithm 2 (the targets from the buckets) and Algorithm 3 (the view update): replaceable
+# by a variant (a mutant) of the rule.
+TargetsRule = Callable[[LocalBuckets], tuple[str, ...]]
+UpdateRule = Callable[[set[str], str | None, str | None], set[str]]
+
+
+def _path_update(view: set[str], failed: str | None, joined: str | None) -> set[str]:
+    return path_update(view, failed=failed, joined=joined)
+
+
+def apply_step(
+    pre: JSON,
+    step_input: JSON,
+    select: TargetsRule = select_targets,
+    update: UpdateRule = _path_update,
+) -> Outcome:
     name, view, buckets = _node(pre)
     kind = _kind(step_input)
     if kind == "EventDelivery":
@@ -99,7 +114,7 @@ def apply_step(pre: JSON, step_input: JSON) -> Outcome:
         known = set(view)
         local = bucket_construction(name, origin, [m for m in members if m in known])  # Alg. 1
         sends = []
-        for to in select_targets(local):  # Algorithm 2: a slice of the next non-empty bucket
+        for to in select(local):  # Algorithm 2: a slice of the next non-empty bucket
             fields: dict[str, Any] = {
                 "origin": origin, "members": members, "tree_id": step_input.get("tree_id", ""),
                 "strategy": "lbdd", "route": "direct", "message": step_input,
@@ -117,7 +132,7 @@ def apply_step(pre: JSON, step_input: JSON) -> Outcome:
             raise StepInputError("input: path_update names `failed` or `joined`")
         if failed == name:
             return Outcome(invalid="a node does not detect its own failure (LBDD §3.4)")
-        new = path_update(set(view), failed=failed, joined=joined)  # Algorithm 3
+        new = update(set(view), failed, joined)  # Algorithm 3
         new.discard(name)
         if buckets is not None:  # D-L6: recompute from the whole updated view
             source = buckets["source"]
@@ -144,18 +159,27 @@ def _peers(rng: random.Random, n: int) -> list[str]:
 
 
 class LbddSteps(StepSystem):
+    """LBDD's steps; `select` and `update` replace Algorithms 2 and 3 (a mutant)."""
+
     name = "lbdd"
     paper = (
         'Li Kai, Wang Yun, Yin Yi, Yuan Feifei, "Load-balancing data distribution in '
         'publish/subscribe mode", Journal of Southeast University, 2014'
     )
     handlers = HANDLERS
+    at_least = 16
     coverage = (
         ("reference/lbdd/algorithms.py", (
             "digest", "distance", "bucket_no", "bucket_of_distance", "_order",
             "bucket_construction", "slice_bounds", "select_targets", "targets", "path_update",
         )),
     )  # fmt: skip
+
+    def __init__(
+        self, select: TargetsRule = select_targets, update: UpdateRule = _path_update
+    ) -> None:
+        self.select = select
+        self.update = update
 
     def handler_of(self, step_input: JSON) -> str:
         kind = _kind(step_input)
@@ -164,7 +188,7 @@ class LbddSteps(StepSystem):
         return kind
 
     def apply(self, pre: JSON, step_input: JSON) -> Outcome:
-        return apply_step(pre, step_input)
+        return apply_step(pre, step_input, self.select, self.update)
 
     def candidates(self) -> Iterator[Case]:
         rng = random.Random("steps:lbdd")  # every choice from this generator

@@ -527,6 +527,12 @@ class _Harness(TwoDTreeSystem):
         self.sent.append(("direct", self.names[dst_pid], msg))
 
 
+def _harness_of(base: type[TwoDTreeSystem]) -> type[_Harness]:
+    """The harness over a variant's handlers (its methods between the harness and the
+    reference in the method resolution order)."""
+    return type(f"_Harness{base.__name__}", (_Harness, base), {})
+
+
 def _ignore(_: object) -> None:
     return None
 
@@ -586,14 +592,21 @@ def _send(src: str, route: str, to: str, msg: Message, strategy: str, events: _E
     return out
 
 
-def run_step(pre: JSON, step_input: JSON, oracle: Oracle | None = None) -> tuple[Outcome, JSON]:
-    """Apply one input to one pre-state: (the outcome, the overlay entries the handler used)."""
+def run_step(
+    pre: JSON,
+    step_input: JSON,
+    oracle: Oracle | None = None,
+    base: type[TwoDTreeSystem] | None = None,
+) -> tuple[Outcome, JSON]:
+    """Apply one input to one pre-state: (the outcome, the overlay entries the handler used).
+    `base`: a variant of the system whose handlers run instead of the reference's (a mutant)."""
     events = _Events()
     node = dec_node(field(pre, "node", "pre"), "pre.node", events)
     ctx = dec_context(field(pre, "context", "pre"), "pre.context")
     msg = dec_message(step_input, "input", events)
     labels = _keys_of(msg, node, ctx)
-    h = _Harness(node, ctx, events, labels, oracle)
+    harness = _Harness if base is None else _harness_of(base)
+    h = harness(node, ctx, events, labels, oracle)
     subs = list(node.subs)
     try:
         h._handle(node.peer, msg)
@@ -649,6 +662,9 @@ LNRT_FUNCTIONS = ("record_containing", "records_overlapping", "apply_split", "co
 
 
 class ThesisSteps(StepSystem):
+    """The thesis system's steps; `base`, a variant of the system (a mutant), runs its
+    handlers in place of the reference's."""
+
     name = "thesis"
     paper = (
         'Wei Li, "A Content-based Publish/Subscribe Framework over Structured Peer-to-Peer '
@@ -660,6 +676,9 @@ class ThesisSteps(StepSystem):
         ("reference/thesis/lnrt.py", LNRT_FUNCTIONS),
     )
 
+    def __init__(self, base: type[TwoDTreeSystem] | None = None) -> None:
+        self.base = base
+
     def handler_of(self, step_input: JSON) -> str:
         kind = field(step_input, "type", "input")
         if not isinstance(kind, str):
@@ -667,7 +686,7 @@ class ThesisSteps(StepSystem):
         return kind
 
     def apply(self, pre: JSON, step_input: JSON) -> Outcome:
-        return run_step(pre, step_input)[0]
+        return run_step(pre, step_input, base=self.base)[0]
 
     def candidates(self) -> Iterator[Case]:
         from pubsub_spec.conformance.steps.thesis_gen import candidates

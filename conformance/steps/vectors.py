@@ -123,7 +123,7 @@ def choose(system: StepSystem) -> Iterator[tuple[Case, Outcome]]:
             if invalid.get(case.handler, 0) >= 2:
                 continue
             invalid[case.handler] = invalid.get(case.handler, 0) + 1
-        elif not new:
+        elif not new and kept.get(case.handler, 0) >= system.at_least:
             continue
         mine |= tracer.arcs
         kept[case.handler] = kept.get(case.handler, 0) + 1
