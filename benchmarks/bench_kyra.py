@@ -1,15 +1,42 @@
 """Kyra, its two baselines and the thesis' 2d-tree system on the same workloads (docs/kyra.md,
 "Benchmark").
 
-The paper's evaluation (§IV-V) is lost; what survives are claims (C1-C5, docs/kyra.md
-"Benchmark"):
-C1 Kyra's network efficiency is close to filter-based routing (Siena);
-C2 it "significantly reduces" storage, processing and traffic load;
-C3 it balances routing load;
-C4 it is independent of data characteristics;
-C5 multicast groups are "highly sensitive" to the data distribution, poor when uniform.
-They are printed beside the figures as *directions* (what the claim predicts, and whether the
-run goes that way); nothing is asserted.
+The paper's evaluation (§IV-V) is lost; what survives are its claims (Abstract, §I, §II.B-C),
+checked one by one against criteria fixed before the run (docs/kyra.md, "Claims, one by one").
+Ratios are Kyra/Siena unless said; "both workloads" means the Zipf and uniform workloads on
+uniform placement (the baseline runs), and a claim is *reproduced* only if its criterion holds
+on both:
+
+C1  "network efficiency close to that of the filter-based approach" (Abstract, §I): Kyra's
+    event bytes per event <= 1.10 and its mean delivery latency <= 1.10 of Siena's.
+C2a "significantly reduces the storage ... load": table records per server (mean) <= 0.75.
+C2b "... processing ...": matching operations per event <= 0.75.
+C2c "... and network traffic loads": event messages per event <= 0.75.
+C2d the same claim for subscription traffic: Kyra's SubMove + SubPropagate messages <= 0.75
+    of Siena's SubPropagate, and bytes <= 0.75.
+C3  "Kyra also balances routing load": Kyra's events received per server, max/mean, <=
+    Siena's.
+C4  "the effectiveness of Kyra is independent of data characteristics" (§I): the Kyra/Siena
+    ratios of event messages and of records each change by at most 10% between the workloads.
+C5a "filter-based event routing should achieve better network efficiency than the
+    multicast-based approach" (§II.C): multicast groups' event messages per event >= 1.10 of
+    Siena's.
+C5b multicast efficiency is "highly sensitive to ... distributions ... of events and
+    subscriptions", poor when uniform (§I, §II.B): on the narrow workloads (every subscription
+    constrained on the partition attribute), 64 cells and 16 groups, the share of uninterested
+    servers among the servers an event reaches is >= 1.25 times as high on the uniform workload
+    as on the skewed one; the group count must let it show: a server is in at most half of the
+    groups on average on the skewed workload (printed; with the default 4 groups over 16 cells
+    and the thesis workload a server is in 3.9 of 4 and the multicast is a broadcast).
+
+A claim whose criterion fails is *explained* when a named experiment removes one cause and the
+criterion then holds, and *refuted* otherwise (with the measured reason):
+E-narrow   every subscription constrained on the partition attribute (C2a, C2d: a subscription
+           with no predicate there spans every zone: a fragment at every clique member and an
+           entry on every tree);
+E-cliques  every clique of the same size T (maxDistance unbounded; C3: a member of a small
+           clique has a zone spanning several tree zones, joins several trees and receives their
+           events).
 
 Workloads: the thesis' Zipf workload (`reference.thesis.workload.thesis_trace`) and a uniform
 one on the same schema (`uniform_trace` below); server placements uniform (the project's latency
@@ -27,6 +54,10 @@ Figures per system and run (docs/kyra.md "Benchmark"):
 - hops/send: network hops per event message sent (1 for the brokers; Pastry route length);
 - latency: delivery latency mean / p95 (ms) from the publication;
 - load: max/mean over servers of event messages sent, and (brokers) of events received.
+
+- sub msgs, sub bytes: subscription-side messages and bytes in all (Kyra: SubMove +
+  SubPropagate; Siena: SubPropagate; mcgroups: GroupJoin);
+- waste: uninterested servers over servers reached by an event (brokers).
 
 Run: python -m benchmarks.bench_kyra [--quick] [--nodes N --subs S --events E --seed K]
 Not a test.
@@ -61,7 +92,17 @@ EVENT_KINDS = {
     "mcgroups": ("EventToGroup", "EventMulticast"),
     "thesis": ("ProbePubMulticast", "ProbePub", "EventDelivery"),
 }
+SUB_KINDS = {
+    "kyra": ("SubMove", "SubPropagate"),
+    "siena": ("SubPropagate",),
+    "mcgroups": ("GroupJoin",),
+    "thesis": (),
+}
 CLUSTERS = 8  # clustered placement: 8 Gaussian clusters of standard deviation 0.05
+# C5b: a group count that lets the data distribution show (64 cells, 16 groups)
+MC_CELLS, MC_GROUPS = 64, 16
+# the criteria of the module docstring, fixed before the run
+CLOSE, SIGNIFICANT, FLAT, WORSE, UNIFORM_POORER, MEMBER_SHARE = 1.10, 0.75, 0.10, 1.10, 1.25, 0.5
 
 
 @dataclass(frozen=True)
@@ -80,6 +121,10 @@ class Row:
     load_recv: float | None  # max/mean events received per server (brokers)
     agree: bool
     seconds: float
+    sub_msgs: int = 0  # subscription-side messages and bytes in all
+    sub_bytes: int = 0
+    waste: float | None = None  # uninterested / servers reached, over all events
+    memberships: float | None = None  # mcgroups: groups per server (mean)
 
 
 def uniform_trace(nodes: int, subs_per_node: float, events: int, seed: int) -> Trace:
@@ -117,6 +162,60 @@ def uniform_trace(nodes: int, subs_per_node: float, events: int, seed: int) -> T
         seed=seed,
         generator="uniform-bench",
         trace_id=f"uniform-{nodes}x{subs_per_node}x{events}-s{seed}",
+    )
+
+
+def narrow_trace(
+    nodes: int, subs_per_node: float, events: int, seed: int, skewed: bool, others: bool = True
+) -> Trace:
+    """The narrow workloads (C5b, E-narrow): the thesis schema, every subscription constrained
+    on the partition attribute (Attr1) to a range of width up to 1/32 of the domain, and, when
+    `others`, on each other attribute with probability 1/2 as in `uniform_trace` (C5b has none,
+    so that interest is decided on the attribute the groups are cut on). `skewed`: the range
+    centres and the events' Attr1 values come from 8 hot spots (Zipf-weighted 1/r, Gaussian of
+    standard deviation 1/100 of the domain, seeded); uniform otherwise."""
+    schema = thesis_schema()
+    a1 = schema.attributes[0]
+    width = a1.max - a1.min
+    spots = random.Random(f"{seed}:narrow-spots")
+    centres = [spots.uniform(a1.min, a1.max) for _ in range(8)]
+    weights = [1.0 / (r + 1) for r in range(8)]
+
+    def value(rng: random.Random) -> float:
+        if not skewed:
+            return rng.uniform(a1.min, a1.max)
+        c = rng.choices(centres, weights)[0]
+        return min(a1.max, max(a1.min, rng.gauss(c, width / 100)))
+
+    ops: list[Op] = []
+    n_subs = round(nodes * subs_per_node)
+    for i in range(n_subs):
+        rng = random.Random(f"{seed}:narrow-sub:{i}")
+        who = f"n{rng.randrange(nodes)}"
+        centre, half = value(rng), rng.uniform(0.0, 1 / 32) * width / 2
+        lo, hi = round(max(a1.min, centre - half), 3), round(min(a1.max, centre + half), 3)
+        preds = [Predicate(a1.name, lo, max(lo, hi))]
+        for a in schema.attributes[1:] if others else ():
+            if rng.random() < 0.5:
+                c, h = rng.uniform(a.min, a.max), rng.uniform(0.0, 0.25) * (a.max - a.min) / 2
+                lo, hi = round(max(a.min, c - h), 3), round(min(a.max, c + h), 3)
+                preds.append(Predicate(a.name, lo, max(lo, hi)))
+        ops.append(Subscribe(i + 1, Subscription(f"s{i}", who, schema.name, tuple(preds))))
+    for j in range(events):
+        rng = random.Random(f"{seed}:narrow-event:{j}")
+        who = f"n{rng.randrange(nodes)}"
+        vals = [(a1.name, round(value(rng), 3))]
+        vals += [(a.name, round(rng.uniform(a.min, a.max), 3)) for a in schema.attributes[1:]]
+        ops.append(Publish(n_subs + j + 1, Event(f"e{j}", who, schema.name, tuple(vals))))
+    kind = "skewed" if skewed else "uniform"
+    return Trace(
+        (schema,),
+        tuple(ops),
+        initial_nodes=nodes,
+        matching="strict",
+        seed=seed,
+        generator=f"narrow-{kind}-bench",
+        trace_id=f"narrow-{kind}-{nodes}x{subs_per_node}x{events}-s{seed}",
     )
 
 
@@ -158,6 +257,10 @@ def measure(system: str, trace: Trace, expected: list[Any]) -> Row:
     lat = sorted(m.delivery_latency_ms)
     sends = sum(m.sends[k] for k in kinds)
     msgs = sum(m.messages[k] for k in kinds)
+    waste = None
+    if isinstance(m, BrokerMetrics):
+        reached = sum(m.events_received.values())
+        waste = sum(m.uninterested.values()) / reached if reached else 0.0
     return Row(
         system,
         statistics.fmean(recs.values()) if recs else 0.0,
@@ -173,6 +276,10 @@ def measure(system: str, trace: Trace, expected: list[Any]) -> Row:
         _ratio([m.events_received[p] for p in peers]) if isinstance(m, BrokerMetrics) else None,
         compare(expected, res.deliveries).agree,
         secs,
+        sum(m.messages[k] for k in SUB_KINDS[system]),
+        sum(m.bytes[k] for k in SUB_KINDS[system]),
+        waste,
+        statistics.fmean(recs.values()) if system == "mcgroups" and recs else None,
     )
 
 
@@ -184,9 +291,9 @@ def print_table(rows: list[Row]) -> None:
     print(
         "| system | records/server mean (max) | match ops/event | msgs/event | bytes/event "
         "| uninterested/event | hops/send | latency ms mean / p95 | load sent max/mean "
-        "| load recv max/mean | oracle | s |"
+        "| load recv max/mean | sub msgs | sub bytes | waste | oracle | s |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r.system} | {r.records_mean:,.1f} ({r.records_max:,}) "
@@ -194,70 +301,165 @@ def print_table(rows: list[Row]) -> None:
             f"| {r.msgs:.1f} | {r.bytes:,.0f} | {_opt(r.uninterested, '.1f')} "
             f"| {r.hops_per_send:.2f} | {r.latency_mean:.0f} / {r.latency_p95:.0f} "
             f"| {r.load_sent:.2f} | {_opt(r.load_recv, '.2f')} "
+            f"| {r.sub_msgs:,} | {r.sub_bytes:,} | {_opt(r.waste, '.2f')} "
             f"| {'agree' if r.agree else 'DISAGREE'} | {r.seconds:.1f} |"
         )
 
 
-def _dir(ok: bool, flat: bool = False) -> str:
-    """The direction of a run against a claim; `flat` when the ratio is within 10% of 1 and
-    the claim predicts a change (too small to read a direction in)."""
-    if flat:
-        return "flat (within 10%)"
-    return "as claimed" if ok else "against the claim"
+Runs = dict[str, dict[str, Row]]  # run name -> system -> figures
 
 
-def _flat(ratio: float) -> bool:
-    return 0.9 <= ratio <= 1.1
+@dataclass(frozen=True)
+class Claim:
+    cid: str
+    paper: str
+    criterion: str
+    ours: str
+    verdict: str
 
 
-def print_claims(runs: dict[tuple[str, str], dict[str, Row]]) -> None:
-    """C1-C5 (docs/kyra.md, "Benchmark") as directions: the ratio measured and whether it goes
-    the claim's way."""
-    print("\n## Claims C1-C5 as directions (not asserted)\n")
-    print("| run | claim | measure | value | direction |")
+def _r(a: float | None, b: float | None) -> float:
+    return (a or 0.0) / b if b else 0.0
+
+
+def _explained(held: bool, experiment: str, cause: str, reason: str) -> str:
+    if held:
+        return f"explained ({experiment}: {cause})"
+    return f"refuted ({reason}; {experiment} does not restore it)"
+
+
+def claims(runs: Runs) -> list[Claim]:
+    """C1-C5 against the criteria of the module docstring."""
+    base = ["zipf/uniform", "uniform/uniform"]
+    k = {r: runs[r]["kyra"] for r in base}
+    s = {r: runs[r]["siena"] for r in base}
+    g = {r: runs[r]["mcgroups"] for r in base}
+    out: list[Claim] = []
+
+    def both(f: Callable[[str], float]) -> str:
+        return " / ".join(f"{f(r):.2f}" for r in base)
+
+    c1 = [max(_r(k[r].bytes, s[r].bytes), _r(k[r].latency_mean, s[r].latency_mean)) for r in base]
+    out.append(Claim(
+        "C1", "network efficiency close to that of the filter-based approach",
+        f"event bytes and latency <= {CLOSE:.2f} x Siena's",
+        "bytes " + both(lambda r: _r(k[r].bytes, s[r].bytes))
+        + "; latency " + both(lambda r: _r(k[r].latency_mean, s[r].latency_mean)),
+        "reproduced" if max(c1) <= CLOSE else "refuted (Kyra's events cost more than Siena's)",
+    ))  # fmt: skip
+    narrow = runs.get("E-narrow")
+    getters: list[tuple[str, str, Callable[[Row], float]]] = [
+        ("C2a", "storage", lambda row: row.records_mean),
+        ("C2b", "processing", lambda row: row.match_ops or 0.0),
+        ("C2c", "network traffic", lambda row: row.msgs),
+    ]
+    for cid, what, get in getters:
+        ratios = [_r(get(k[r]), get(s[r])) for r in base]
+        verdict = "reproduced" if max(ratios) <= SIGNIFICANT else ""
+        ours = " / ".join(f"{x:.2f}" for x in ratios)
+        if not verdict and narrow is not None:
+            e = _r(get(narrow["kyra"]), get(narrow["siena"]))
+            ours += f"; E-narrow {e:.2f}"
+            verdict = _explained(
+                e <= SIGNIFICANT, "E-narrow",
+                "subscriptions without a predicate on the partition attribute span every zone",
+                f"Kyra/Siena {max(ratios):.2f}",
+            )  # fmt: skip
+        out.append(Claim(
+            cid, f"significantly reduces the {what} load", f"Kyra/Siena <= {SIGNIFICANT:.2f}",
+            ours, verdict or f"refuted (Kyra/Siena {max(ratios):.2f})",
+        ))  # fmt: skip
+
+    def sub_ratio(rows: dict[str, Row]) -> float:
+        kk, ss = rows["kyra"], rows["siena"]
+        return max(_r(kk.sub_msgs, ss.sub_msgs), _r(kk.sub_bytes, ss.sub_bytes))
+
+    subs = [sub_ratio(runs[r]) for r in base]
+    verdict = "reproduced" if max(subs) <= SIGNIFICANT else ""
+    ours = "msgs " + both(lambda r: _r(k[r].sub_msgs, s[r].sub_msgs))
+    ours += "; bytes " + both(lambda r: _r(k[r].sub_bytes, s[r].sub_bytes))
+    if not verdict and narrow is not None:
+        e = sub_ratio(narrow)
+        ours += f"; E-narrow max {e:.2f}"
+        verdict = _explained(
+            e <= SIGNIFICANT, "E-narrow",
+            "a subscription spanning every zone is moved to every clique member and "
+            "propagated on every tree",
+            f"Kyra/Siena {max(subs):.2f}",
+        )  # fmt: skip
+    out.append(Claim(
+        "C2d", "reduces the network traffic load (subscriptions)",
+        f"sub msgs and bytes Kyra/Siena <= {SIGNIFICANT:.2f}", ours,
+        verdict or f"refuted (Kyra/Siena {max(subs):.2f})",
+    ))  # fmt: skip
+
+    c3 = [(k[r].load_recv or 0.0) <= (s[r].load_recv or 0.0) for r in base]
+    ours = " / ".join(f"{k[r].load_recv or 0.0:.2f} vs {s[r].load_recv or 0.0:.2f}" for r in base)
+    verdict = "reproduced" if all(c3) else ""
+    if not verdict:
+        ex = [runs.get(f"E-cliques {r}") for r in base]
+        if all(e is not None for e in ex):
+            held = all(
+                (e["kyra"].load_recv or 0.0) <= (e["siena"].load_recv or 0.0) for e in ex if e
+            )
+            ours += "; E-cliques " + " / ".join(
+                f"{e['kyra'].load_recv or 0.0:.2f}" for e in ex if e
+            )
+            verdict = _explained(
+                held, "E-cliques",
+                "members of small cliques join several trees and receive their events",
+                "Kyra's busiest server receives more than Siena's",
+            )  # fmt: skip
+    out.append(Claim(
+        "C3", "Kyra also balances routing load across the pub-sub service network",
+        "events received max/mean <= Siena's", ours,
+        verdict or "refuted (Kyra's busiest server receives more than Siena's)",
+    ))  # fmt: skip
+
+    z, u = base
+    dm = abs(_r(k[u].msgs, s[u].msgs) / max(1e-9, _r(k[z].msgs, s[z].msgs)) - 1.0)
+    dr = abs(_r(k[u].records_mean, s[u].records_mean)
+             / max(1e-9, _r(k[z].records_mean, s[z].records_mean)) - 1.0)  # fmt: skip
+    out.append(Claim(
+        "C4", "the effectiveness of Kyra is independent of data characteristics",
+        f"Kyra/Siena msgs and records change <= {FLAT:.0%} zipf -> uniform",
+        f"msgs {dm:.1%}, records {dr:.1%}",
+        "reproduced" if max(dm, dr) <= FLAT else "refuted (Kyra/Siena changes with the data)",
+    ))  # fmt: skip
+    c5a = [_r(g[r].msgs, s[r].msgs) for r in base]
+    out.append(Claim(
+        "C5a", "filter-based routing should achieve better network efficiency than multicast",
+        f"mcgroups event msgs >= {WORSE:.2f} x Siena's", both(lambda r: _r(g[r].msgs, s[r].msgs)),
+        "reproduced" if min(c5a) >= WORSE else "refuted (multicast as efficient as Siena)",
+    ))  # fmt: skip
+    nu, ns = runs.get("C5b narrow-uniform"), runs.get("C5b narrow-skewed")
+    if nu is not None and ns is not None:
+        wu, ws = nu["mcgroups"].waste or 0.0, ns["mcgroups"].waste or 0.0
+        mem = ns["mcgroups"].memberships or 0.0
+        ok_groups = mem <= MEMBER_SHARE * MC_GROUPS
+        ratio = _r(wu, ws)
+        if not ok_groups:
+            verdict = f"not measured (a server is in {mem:.1f} of {MC_GROUPS} groups)"
+        elif ratio >= UNIFORM_POORER:
+            verdict = "reproduced"
+        else:
+            verdict = f"refuted (uniform wastes {ratio:.2f} x skewed)"
+        out.append(Claim(
+            "C5b", "multicast efficiency highly sensitive to the data distribution, poor when "
+            "uniform", f"waste uniform/skewed >= {UNIFORM_POORER:.2f} (groups per server "
+            f"<= {MEMBER_SHARE:.0%} of {MC_GROUPS})",
+            f"waste {wu:.2f} / {ws:.2f} = {ratio:.2f}; groups per server "
+            f"{nu['mcgroups'].memberships or 0.0:.1f} / {mem:.1f} of {MC_GROUPS}", verdict,
+        ))  # fmt: skip
+    return out
+
+
+def print_claims(rows: list[Claim]) -> None:
+    print("\n## Claims, one by one (criteria fixed before the run: module docstring)\n")
+    print("| claim | the paper | criterion | ours (zipf / uniform) | verdict |")
     print("|---|---|---|---|---|")
-    for (wl, pl), rows in runs.items():
-        k, s, g = rows["kyra"], rows["siena"], rows["mcgroups"]
-        run = f"{wl}/{pl}"
-        lat = k.latency_mean / s.latency_mean if s.latency_mean else 0.0
-        print(
-            f"| {run} | C1 network efficiency close to Siena | Kyra/Siena latency | "
-            f"{lat:.2f} | {_dir(0.67 <= lat <= 1.5)} |"
-        )
-        for name, kv, sv in (
-            ("storage: table records", k.records_mean, s.records_mean),
-            ("processing: match ops", k.match_ops or 0.0, s.match_ops or 0.0),
-            ("traffic: event msgs", k.msgs, s.msgs),
-        ):
-            ratio = kv / sv if sv else 0.0
-            print(
-                f"| {run} | C2 reduces {name.split(':')[0]} | Kyra/Siena {name.split(': ')[1]} "
-                f"| {ratio:.2f} | {_dir(ratio < 1.0, _flat(ratio))} |"
-            )
-        print(
-            f"| {run} | C3 balances routing load | recv max/mean Kyra vs Siena | "
-            f"{_opt(k.load_recv, '.2f')} vs {_opt(s.load_recv, '.2f')} | "
-            f"{_dir((k.load_recv or 0.0) <= (s.load_recv or 0.0))} |"
-        )
-        print(
-            f"| {run} | C5 multicast wastes (uninterested) | mcgroups/Kyra uninterested | "
-            f"{(g.uninterested or 0.0) / max(1e-9, k.uninterested or 0.0):.2f} | "
-            f"{_dir((g.uninterested or 0.0) > (k.uninterested or 0.0))} |"
-        )
-    for pl in sorted({pl for _, pl in runs}):
-        if ("zipf", pl) in runs and ("uniform", pl) in runs:
-            z, u = runs[("zipf", pl)], runs[("uniform", pl)]
-            kr = u["kyra"].msgs / z["kyra"].msgs if z["kyra"].msgs else 0.0
-            sr = u["siena"].msgs / z["siena"].msgs if z["siena"].msgs else 0.0
-            gr = (u["mcgroups"].uninterested or 0.0) / max(1e-9, z["mcgroups"].uninterested or 0.0)
-            print(
-                f"| {pl} | C4 Kyra independent of data | Kyra msgs uniform/zipf (Siena) | "
-                f"{kr:.2f} ({sr:.2f}) | {_dir(abs(kr - 1.0) <= abs(sr - 1.0) + 0.25)} |"
-            )
-            print(
-                f"| {pl} | C5 multicast poor when uniform | mcgroups uninterested "
-                f"uniform/zipf | {gr:.2f} | {_dir(gr > 1.0, _flat(gr))} |"
-            )
+    for c in rows:
+        print(f"| {c.cid} | {c.paper} | {c.criterion} | {c.ours} | {c.verdict} |")
 
 
 def main() -> None:
@@ -267,31 +469,40 @@ def main() -> None:
     ap.add_argument("--subs", type=float, default=5.0)
     ap.add_argument("--events", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-clustered", action="store_true", help="skip the clustered placements")
     args = ap.parse_args()
     if args.quick:
         args.nodes, args.subs, args.events = 60, 3.0, 200
+    size = (args.nodes, args.subs, args.events, args.seed)
     workloads: dict[str, Callable[[int, float, int, int], Trace]] = {
         "zipf": thesis_trace,
         "uniform": uniform_trace,
     }
-    runs: dict[tuple[str, str], dict[str, Row]] = {}
+    runs: Runs = {}
+
+    def run(name: str, trace: Trace, names: tuple[str, ...], cfg: KyraConfig) -> None:
+        for section in ("kyra", "siena", "mcgroups"):
+            trace = trace.with_section(section, cfg)
+        print(f"\n## {name}: {args.nodes} servers, {args.subs:g} subs each, "
+              f"{args.events} events, seed {args.seed}\n")  # fmt: skip
+        expected = expected_deliveries(trace)
+        runs[name] = {n: measure(n, trace, expected) for n in names}
+        print_table(list(runs[name].values()))
+
     for wl, gen in workloads.items():
-        base = gen(args.nodes, args.subs, args.events, args.seed)
-        expected = expected_deliveries(base)
-        for pl in ("uniform", "clustered"):
-            cfg = KyraConfig(placement_clusters=CLUSTERS if pl == "clustered" else 0)
-            trace = base
-            for section in ("kyra", "siena", "mcgroups"):
-                trace = trace.with_section(section, cfg)
-            print(
-                f"\n## {wl} workload, {pl} placement: {args.nodes} servers, "
-                f"{args.subs:g} subs each, {args.events} events, seed {args.seed}\n"
-            )
-            names = SYSTEM_NAMES if pl == "uniform" else SYSTEM_NAMES[:3]
-            rows = {n: measure(n, trace, expected) for n in names}
-            print_table(list(rows.values()))
-            runs[(wl, pl)] = rows
-    print_claims(runs)
+        base = gen(*size)
+        run(f"{wl}/uniform", base, SYSTEM_NAMES, KyraConfig())
+        if not args.no_clustered:
+            run(f"{wl}/clustered", base, SYSTEM_NAMES[:3], KyraConfig(placement_clusters=CLUSTERS))
+        # E-cliques: cliques of T members (no distance limit), the cause of C3 isolated
+        run(f"E-cliques {wl}/uniform", base, ("kyra", "siena"), KyraConfig(max_clique_ms=1e9))
+    # E-narrow: every subscription constrained on the partition attribute (C2a, C2d)
+    run("E-narrow", narrow_trace(*size, skewed=False), ("kyra", "siena"), KyraConfig())
+    mc = KyraConfig(mc_cells=MC_CELLS, mc_groups=MC_GROUPS)
+    for kind in ("uniform", "skewed"):
+        trace = narrow_trace(*size, skewed=kind == "skewed", others=False)
+        run(f"C5b narrow-{kind}", trace, ("mcgroups",), mc)
+    print_claims(claims(runs))
 
 
 if __name__ == "__main__":
