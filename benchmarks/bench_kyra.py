@@ -34,9 +34,10 @@ criterion then holds, and *refuted* otherwise (with the measured reason):
 E-narrow   every subscription constrained on the partition attribute (C2a, C2d: a subscription
            with no predicate there spans every zone: a fragment at every clique member and an
            entry on every tree);
-E-cliques  every clique of the same size T (maxDistance unbounded; C3: a member of a small
-           clique has a zone spanning several tree zones, joins several trees and receives their
-           events).
+E-cliques  every clique of exactly T = 5 members (servers in name order, five by five: HAC's
+           limits leave cliques of 2-5), so that each clique's zones are the tree zones (C3: a
+           member of a smaller clique has a zone spanning several tree zones, joins several
+           trees and receives their events).
 
 Workloads: the thesis' Zipf workload (`reference.thesis.workload.thesis_trace`) and a uniform
 one on the same schema (`uniform_trace` below); server placements uniform (the project's latency
@@ -79,6 +80,7 @@ from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
 from pubsub_spec.reference.common.oracle import expected_deliveries
 from pubsub_spec.reference.kyra.base import BrokerMetrics, BrokerSystem
 from pubsub_spec.reference.kyra.config import KyraConfig
+from pubsub_spec.reference.kyra.system import KyraSystem
 from pubsub_spec.reference.registry import SYSTEMS
 from pubsub_spec.reference.sim.run import compare, run_trace
 from pubsub_spec.reference.sim.system import System
@@ -241,9 +243,14 @@ def records_of(sys: System[Any]) -> dict[str, int]:
     }
 
 
-def measure(system: str, trace: Trace, expected: list[Any]) -> Row:
+def measure(
+    system: str,
+    trace: Trace,
+    expected: list[Any],
+    make: Callable[[Trace], System[Any]] | None = None,
+) -> Row:
     t0 = time.perf_counter()
-    res = run_trace(trace, make_of(system))
+    res = run_trace(trace, make or make_of(system))
     secs = time.perf_counter() - t0
     m, sys = res.metrics, res.system
     events = max(1, sum(1 for op in trace.ops if isinstance(op, Publish)))
@@ -470,32 +477,54 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-clustered", action="store_true", help="skip the clustered placements")
+    ap.add_argument("--zones-only", action="store_true", help="only the zone modes (E-zones)")
     args = ap.parse_args()
     if args.quick:
         args.nodes, args.subs, args.events = 60, 3.0, 200
     size = (args.nodes, args.subs, args.events, args.seed)
+    if args.zones_only:
+        zone_modes(size)
+        return
     workloads: dict[str, Callable[[int, float, int, int], Trace]] = {
         "zipf": thesis_trace,
         "uniform": uniform_trace,
     }
     runs: Runs = {}
 
-    def run(name: str, trace: Trace, names: tuple[str, ...], cfg: KyraConfig) -> None:
+    def run(
+        name: str,
+        trace: Trace,
+        names: tuple[str, ...],
+        cfg: KyraConfig,
+        makes: dict[str, Callable[[Trace], System[Any]]] | None = None,
+    ) -> None:
         for section in ("kyra", "siena", "mcgroups"):
             trace = trace.with_section(section, cfg)
         print(f"\n## {name}: {args.nodes} servers, {args.subs:g} subs each, "
               f"{args.events} events, seed {args.seed}\n")  # fmt: skip
         expected = expected_deliveries(trace)
-        runs[name] = {n: measure(n, trace, expected) for n in names}
+        runs[name] = {n: measure(n, trace, expected, (makes or {}).get(n)) for n in names}
         print_table(list(runs[name].values()))
+
+    servers = [f"n{i}" for i in range(args.nodes)]
+    fives = [tuple(servers[i : i + 5]) for i in range(0, args.nodes, 5)]
+
+    def kyra_in_fives(trace: Trace) -> System[Any]:
+        return KyraSystem(trace, cliques=fives)
 
     for wl, gen in workloads.items():
         base = gen(*size)
         run(f"{wl}/uniform", base, SYSTEM_NAMES, KyraConfig())
         if not args.no_clustered:
             run(f"{wl}/clustered", base, SYSTEM_NAMES[:3], KyraConfig(placement_clusters=CLUSTERS))
-        # E-cliques: cliques of T members (no distance limit), the cause of C3 isolated
-        run(f"E-cliques {wl}/uniform", base, ("kyra", "siena"), KyraConfig(max_clique_ms=1e9))
+        # E-cliques: cliques of T = 5 members, the cause of C3 isolated
+        run(
+            f"E-cliques {wl}/uniform",
+            base,
+            ("kyra", "siena"),
+            KyraConfig(),
+            {"kyra": kyra_in_fives},
+        )
     # E-narrow: every subscription constrained on the partition attribute (C2a, C2d)
     run("E-narrow", narrow_trace(*size, skewed=False), ("kyra", "siena"), KyraConfig())
     mc = KyraConfig(mc_cells=MC_CELLS, mc_groups=MC_GROUPS)
@@ -503,6 +532,31 @@ def main() -> None:
         trace = narrow_trace(*size, skewed=kind == "skewed", others=False)
         run(f"C5b narrow-{kind}", trace, ("mcgroups",), mc)
     print_claims(claims(runs))
+    zone_modes(size)
+
+
+ZONE_MODES = (("equal-width", 1), ("balanced", 1), ("equal-width", 2), ("balanced", 2))
+
+
+def zone_modes(size: tuple[int, float, int, int]) -> None:
+    """E-zones: Kyra's zone modes (K-D2, K-D17, K-D18) side by side on both workloads."""
+    print("\n## E-zones: Kyra's zone modes (records, load, subscription traffic)\n")
+    print(
+        "| workload | zones | cut attributes | records/server mean (max) | event msgs "
+        "| recv max/mean | sub msgs | sub bytes | oracle |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for wl, gen in (("zipf", thesis_trace), ("uniform", uniform_trace)):
+        base = gen(*size)
+        expected = expected_deliveries(base)
+        for zones, dims in ZONE_MODES:
+            trace = base.with_section("kyra", KyraConfig(zones=zones, zone_dims=dims))
+            r = measure("kyra", trace, expected)
+            print(
+                f"| {wl} | {zones} | {dims} | {r.records_mean:,.0f} ({r.records_max:,}) "
+                f"| {r.msgs:.1f} | {_opt(r.load_recv, '.2f')} | {r.sub_msgs:,} "
+                f"| {r.sub_bytes:,} | {'agree' if r.agree else 'DISAGREE'} |"
+            )
 
 
 if __name__ == "__main__":
