@@ -38,6 +38,7 @@ from pubsub_spec.conformance.steps.base import (
 from pubsub_spec.reference.lbdd.algorithms import (
     LocalBuckets,
     bucket_construction,
+    digest,
     path_update,
     select_targets,
 )
@@ -180,6 +181,9 @@ class LbddSteps(StepSystem):
     ) -> None:
         self.select = select
         self.update = update
+
+    def prepare(self) -> None:
+        digest.cache_clear()
 
     def handler_of(self, step_input: JSON) -> str:
         kind = _kind(step_input)

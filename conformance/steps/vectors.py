@@ -115,6 +115,7 @@ def choose(system: StepSystem) -> Iterator[tuple[Case, Outcome]]:
     for case in system.candidates():
         if kept.get(case.handler, 0) >= MAX_PER_HANDLER or (case.handler, case.name) in names:
             continue
+        system.prepare()
         with tracer:
             outcome = system.apply(case.pre, case.input)
         mine = taken.setdefault(case.handler, set())
