@@ -9,8 +9,8 @@ itself are compared with v. A subscription matches when none of its predicates i
 Here the marks of the buckets beyond b are precomputed: per attribute and bucket, a bitset over
 the subscriptions of "a predicate on this attribute certainly fails for every value of the
 bucket" (`fail`). An event ORs one such bitset per attribute (a sequential pass over n/64 words)
-and then compares only the predicates with a bound in its own bucket, a 1/BUCKETS share, so a
-match costs about n/64 word operations per attribute and (2/BUCKETS) of the predicates per
+and then compares only the predicates with a bound in its own bucket, a 1/B share (B buckets), so
+a match costs about n/64 word operations per attribute and (2/B) of the predicates per
 attribute, where REIN marks about half of every attribute's predicates one by one.
 
 Storage is columnar from the start (numpy arrays, no object per subscription or predicate): the
@@ -19,7 +19,9 @@ high value; a second copy of (subscription, high value) grouped by (attribute, b
 high value); the `fail` bitsets; per attribute a bitset of who has a predicate on it (strict
 matching of a partial event: such a predicate fails). The kernels are compiled with numba.
 
-Bucket of x: floor((x - min) * BUCKETS / (max - min)) clamped to [0, BUCKETS - 1], one function
+B = 640 / attributes, 32 to 256 (32 at 20 attributes, 160 at 4), so that the fail bitsets take
+80 bytes per subscription.
+Bucket of x: floor((x - min) * B / (max - min)) clamped to [0, B - 1], one function
 for bounds and values. It is monotone (each float operation rounds monotonically), so
 bucket(lo) > bucket(v) implies lo > v and bucket(hi) < bucket(v) implies hi < v: the
 precomputed marks are exact, whatever the rounding, and the boundary bucket is compared exactly.
@@ -42,7 +44,8 @@ from numba import njit
 from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
 
 EXACT = float(2**53)  # integers beyond this are not exact in float64
-BUCKETS = 32  # per attribute; the fail bitsets: BUCKETS / 8 bytes per subscription and attribute
+BUCKETS = 32  # per attribute at least; the fail bitsets: 1 bit per subscription and bucket
+BITS = 640  # bits of fail bitsets per subscription (20 attributes: 32 buckets; 4: 160)
 MIN_INDEX = 256  # below this many subscriptions a scan of the tail is as fast
 _U1 = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -123,9 +126,10 @@ def _match(
     vals: Any, present: Any, strict: bool, amin: Any, scale: Any, nb: int,
     off_lo: Any, g_sub: Any, g_lo: Any, off_hi: Any, h_sub: Any, h_hi: Any,
     fail: Any, has: Any, t_sub: Any, t_attr: Any, t_lo: Any, t_hi: Any, t_n: int,
-    dead: Any, unm: Any, n: int, out: Any,
+    dead: Any, unm: Any, n: int, out: Any, rows: bool,
 ) -> int:  # fmt: skip
-    """Writes the numbers of the matched subscriptions, ascending, to `out`; returns how many."""
+    """Sets the bits of `unm` of the subscriptions not matched (or not live); with `rows`, writes
+    the numbers of the matched ones, ascending, to `out` and returns how many."""
     nwi = fail.shape[2]  # words of the indexed subscriptions
     nw = (n + 63) >> 6
     for w in range(nw):
@@ -162,6 +166,8 @@ def _match(
         s = t_sub[q]
         unm[s >> 6] |= _U1 << np.uint64(s & 63)
     c = 0
+    if not rows:
+        return c
     for w in range(nw):
         x = unm[w] ^ _ALL
         if x != 0:
@@ -178,13 +184,19 @@ class BucketMatcher:
     they were added. Same interface as the matcher it replaces (`IndexedMatcher`)."""
 
     def __init__(
-        self, schema: Schema, mode: MatchMode, min_index: int = MIN_INDEX, buckets: int = BUCKETS
+        self,
+        schema: Schema,
+        mode: MatchMode,
+        min_index: int = MIN_INDEX,
+        buckets: int | None = None,
     ) -> None:
         self.schema = schema
         self.mode = mode
         self.min_index = min_index
-        self.nb = buckets
         self.attrs = [a.name for a in schema.attributes]
+        if buckets is None:  # BITS bits of fail bitsets per subscription, 32 to 256 buckets
+            buckets = min(max(BITS // len(self.attrs), BUCKETS), 256)
+        self.nb = buckets
         self._attr_no = {a: k for k, a in enumerate(self.attrs)}
         na = len(self.attrs)
         self._amin = np.array([float(a.min) for a in schema.attributes])
@@ -376,8 +388,7 @@ class BucketMatcher:
         return sum(a.nbytes for a in arrays)
 
     # -- matching -----------------------------------------------------------------------------
-    def match_rows(self, event: Event) -> Any:
-        """The numbers of the live subscriptions the event matches, ascending (int64)."""
+    def _mark(self, event: Event, rows: bool) -> int:
         n = self.n
         if n - self._indexed > max(self.min_index, self._indexed // 4):
             self.build()
@@ -397,15 +408,20 @@ class BucketMatcher:
             vals, present, self.mode == "strict", self._amin, self._scale, self.nb,
             self._off_lo, self._g_sub, self._g_lo, self._off_hi, self._h_sub, self._h_hi,
             self._fail, self._has, self._t_sub, self._t_attr, self._t_lo, self._t_hi, self._t_n,
-            self._dead, self._unm, n, self._out,
+            self._dead, self._unm, n, self._out, rows,
         )  # fmt: skip
+        return c
+
+    def match_rows(self, event: Event) -> Any:
+        """The numbers of the live subscriptions the event matches, ascending (int64)."""
+        c = self._mark(event, True)  # (may build, and so replace self._out)
         return self._out[:c].copy()
 
     def match_mask(self, event: Event) -> Any:
         """A boolean mask over subscription numbers 0..n-1: live and matched by the event."""
-        ok = np.zeros(self.n, dtype=bool)
-        ok[self.match_rows(event)] = True
-        return ok
+        self._mark(event, False)
+        bits = np.unpackbits(self._unm.view(np.uint8), count=self.n, bitorder="little")
+        return np.logical_not(bits.view(np.bool_))
 
     def match(self, event: Event) -> list[str]:
         """The ids of the live subscriptions the event matches, in the order they were added."""
