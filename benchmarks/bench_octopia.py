@@ -342,9 +342,9 @@ def paper_sub_trace(seed: int, publishers: int, subscribers: int, overlap: float
             lo = rng.randrange(500 - SELECTIVITY_SYMBOLS + 1)
             pred = Predicate("symbol", lo, lo + SELECTIVITY_SYMBOLS - 1)
         else:
-            k = int(overlap) + (1 if rng.random() < overlap - int(overlap) else 0)
-            j = rng.randrange(publishers - k + 1)
-            pred = Predicate("symbol", j * w, (j + k) * w - 1)
+            blocks = int(overlap) + (1 if rng.random() < overlap - int(overlap) else 0)
+            j = rng.randrange(publishers - blocks + 1)
+            pred = Predicate("symbol", j * w, (j + blocks) * w - 1)
         ops.append(Subscribe(0, Subscription(f"s{k}", f"n{publishers + k}", "stock", (pred,))))
     ops = [replace(op, seq=i + 1) for i, op in enumerate(ops)]
     return Trace(
