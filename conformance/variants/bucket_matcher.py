@@ -35,6 +35,7 @@ tests/test_conformance_variants.py).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +51,7 @@ MIN_INDEX = 256  # below this many subscriptions a scan of the tail is as fast
 _U1 = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _I32, _F64 = np.empty(0, np.int32), np.empty(0, np.float64)
+_NO_MASK = np.empty(0, np.bool_)
 
 
 @njit(cache=True, inline="always")
@@ -123,20 +125,21 @@ def _build(
 
 @njit(cache=True)
 def _match(
-    vals: Any, present: Any, strict: bool, amin: Any, scale: Any, nb: int,
+    vals: Any, strict: bool, amin: Any, scale: Any, nb: int,
     off_lo: Any, g_sub: Any, g_lo: Any, off_hi: Any, h_sub: Any, h_hi: Any,
     fail: Any, has: Any, t_sub: Any, t_attr: Any, t_lo: Any, t_hi: Any, t_n: int,
-    dead: Any, unm: Any, n: int, out: Any, rows: bool,
+    dead: Any, unm: Any, n: int, out: Any, rows: bool, mask: Any,
 ) -> int:  # fmt: skip
-    """Sets the bits of `unm` of the subscriptions not matched (or not live); with `rows`, writes
-    the numbers of the matched ones, ascending, to `out` and returns how many."""
+    """Sets the bits of `unm` of the subscriptions not matched (or not live). With `rows`, writes
+    the numbers of the matched ones, ascending, to `out` and returns how many; else sets mask[i]
+    to whether subscription i matched. `vals`: the event's value per attribute, NaN if none."""
     nwi = fail.shape[2]  # words of the indexed subscriptions
     nw = (n + 63) >> 6
     for w in range(nw):
         unm[w] = dead[w]
     for k in range(amin.size):
-        if present[k]:
-            v = vals[k]
+        v = vals[k]
+        if v == v:  # present (not NaN)
             b = _bucket(v, amin[k], scale[k], nb)
             if nwi > 0:
                 row = fail[k, b]
@@ -156,9 +159,8 @@ def _match(
             for w in range(nwi):
                 unm[w] |= row[w]
     for q in range(t_n):  # the tail, not yet indexed
-        k = t_attr[q]
-        if present[k]:
-            v = vals[k]
+        v = vals[t_attr[q]]
+        if v == v:
             if t_lo[q] <= v and v <= t_hi[q]:
                 continue
         elif not strict:
@@ -167,6 +169,8 @@ def _match(
         unm[s >> 6] |= _U1 << np.uint64(s & 63)
     c = 0
     if not rows:
+        for i in range(n):
+            mask[i] = not (unm[i >> 6] >> np.uint64(i & 63)) & _U1
         return c
     for w in range(nw):
         x = unm[w] ^ _ALL
@@ -388,7 +392,7 @@ class BucketMatcher:
         return sum(a.nbytes for a in arrays)
 
     # -- matching -----------------------------------------------------------------------------
-    def _mark(self, event: Event, rows: bool) -> int:
+    def _mark(self, event: Event, rows: bool, mask: Any = _NO_MASK) -> int:
         n = self.n
         if n - self._indexed > max(self.min_index, self._indexed // 4):
             self.build()
@@ -396,19 +400,17 @@ class BucketMatcher:
             self._unm = np.empty(self._dead.size, np.uint64)
         if self._out.size < n:
             self._out = np.empty(max(n, 2 * self._out.size), np.int64)
-        na = len(self.attrs)
-        vals = np.zeros(na)
-        present = np.zeros(na, np.bool_)
+        values = [math.nan] * len(self.attrs)
         no = self._attr_no
         for name, v in event.values:
             k = no.get(name)
-            if k is not None and not present[k]:  # the first value of a name wins (Event.value)
-                vals[k], present[k] = float(v), True
+            if k is not None and values[k] != values[k]:  # the first of a name wins (Event.value)
+                values[k] = float(v)
         c = _match(
-            vals, present, self.mode == "strict", self._amin, self._scale, self.nb,
+            np.array(values), self.mode == "strict", self._amin, self._scale, self.nb,
             self._off_lo, self._g_sub, self._g_lo, self._off_hi, self._h_sub, self._h_hi,
             self._fail, self._has, self._t_sub, self._t_attr, self._t_lo, self._t_hi, self._t_n,
-            self._dead, self._unm, n, self._out, rows,
+            self._dead, self._unm, n, self._out, rows, mask,
         )  # fmt: skip
         return c
 
@@ -419,9 +421,9 @@ class BucketMatcher:
 
     def match_mask(self, event: Event) -> Any:
         """A boolean mask over subscription numbers 0..n-1: live and matched by the event."""
-        self._mark(event, False)
-        bits = np.unpackbits(self._unm.view(np.uint8), count=self.n, bitorder="little")
-        return np.logical_not(bits.view(np.bool_))
+        ok = np.empty(self.n, np.bool_)
+        self._mark(event, False, ok)
+        return ok
 
     def match(self, event: Event) -> list[str]:
         """The ids of the live subscriptions the event matches, in the order they were added."""
