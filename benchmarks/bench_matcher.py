@@ -26,7 +26,11 @@ of tracemalloc (numpy's allocations are traced) during the build, and the bytes 
 REIN's figures: Qian et al., REIN; the figures measured separately on an idle 2-core machine with
 g++ -O2, as stated in docs (docs/matcher.md). REIN is never built here.
 
-Run: python -m benchmarks.bench_matcher [--quick] [--sizes 10000,100000,1000000]
+`--conformance N`: also the CPU time per op of `oracle-indexed` as `conform --ops` runs it (the
+fingerprint path) on N traces of each generator's `large` profile, on both engines, whose
+fingerprints must agree.
+
+Run: python -m benchmarks.bench_matcher [--quick] [--sizes 10000,100000,1000000] [--conformance N]
 Exit 1 if a matcher disagrees with brute force, or a target is missed by CPU time (the process's
 own time: on a loaded machine the wall time counts other processes' turns too; both are printed,
 and the verdicts for both).
@@ -250,6 +254,31 @@ def bench(n: int, seed: int, repeat: int, bitset_max: int, oracle_events: int) -
     return good, table
 
 
+def bench_conformance(traces_per_generator: int, seed: int) -> bool:
+    """CPU ms per op of `oracle-indexed` (its fingerprint path, as `conform --ops` runs it) on
+    the `large` profile's traces of every generator, on the bucket and the bitset engine."""
+    from pubsub_spec.conformance.fingerprint import FingerprintSink
+    from pubsub_spec.conformance.generators import GENERATORS
+    from pubsub_spec.conformance.variants.indexed_matcher import MIN_INDEX, _run
+
+    traces = [g(seed, i, "large") for g in GENERATORS.values() for i in range(traces_per_generator)]
+    ops = sum(len(t.ops) for t in traces)
+    got = {}
+    for name, engine in (("bucket", BucketMatcher), ("bitset", BitsetMatcher)):
+        c0 = time.process_time()
+        prints = []
+        for t in traces:
+            sink = FingerprintSink()
+            _run(t, sink, MIN_INDEX, engine)
+            prints.append(sink.result())
+        got[name] = prints
+        print(f"  oracle-indexed on {name}: {(time.process_time() - c0) * 1000 / ops:.4f} CPU "
+              f"ms/op ({len(traces)} traces of the large profile, {ops} ops)")  # fmt: skip
+    same = got["bucket"] == got["bitset"]
+    print(f"  same fingerprints on every trace: {'yes' if same else 'NO'}")
+    return same
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sizes", default="10000,100000,1000000")
@@ -258,6 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--bitset-max", type=int, default=100_000)
     p.add_argument("--oracle-events", type=int, default=10)
+    p.add_argument("--conformance", type=int, default=0, metavar="N",
+                   help="also oracle-indexed per op on N traces of each generator (large)")
     a = p.parse_args(argv)
     sizes = [10_000] if a.quick else [int(s) for s in a.sizes.split(",")]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; REIN: Qian et al., "
@@ -282,6 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ok, rows = bench(n, a.seed, a.repeat, a.bitset_max, a.oracle_events)
         good &= ok
         table += rows
+    if a.conformance:
+        print("\nconform --ops traces:")
+        good &= bench_conformance(a.conformance, a.seed)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end; wall and (CPU) times; ms/event the "
           f"least over {a.repeat} passes; memory by tracemalloc\n")  # fmt: skip
     print("\n".join(table))

@@ -31,7 +31,9 @@ def test_brute_force_catches_a_wrong_matcher(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_small_run_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bm.main(["--sizes", "1000", "--repeat", "1", "--oracle-events", "3"]) == 0
+    argv = ["--sizes", "1000", "--repeat", "1", "--oracle-events", "3", "--conformance", "1"]
+    assert bm.main(argv) == 0
     out = capsys.readouterr().out
+    assert "same fingerprints on every trace: yes" in out
     assert "| 1000 | bucket (oracle-indexed) |" in out and "| 1000 | bitset (replaced) |" in out
     assert "DISAGREES" not in out and "Qian et al., REIN" in out
