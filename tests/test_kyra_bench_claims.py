@@ -16,12 +16,19 @@ BASE = Row(
 )  # fmt: skip
 
 
-def _runs(kyra: Row, narrow_kyra: Row, cliques_kyra: Row, waste: tuple[float, float]) -> bk.Runs:
+def _runs(
+    kyra: Row,
+    narrow_kyra: Row,
+    cliques_kyra: Row,
+    waste: tuple[float, float],
+    events_kyra: Row | None = None,
+) -> bk.Runs:
     group = replace(BASE, system="mcgroups", msgs=200.0, memberships=3.0)
     runs: bk.Runs = {}
     for wl in ("zipf/uniform", "uniform/uniform"):
         runs[wl] = {"kyra": kyra, "siena": BASE, "mcgroups": group}
         runs[f"E-cliques {wl}"] = {"kyra": cliques_kyra, "siena": BASE}
+        runs[f"E-events {wl}"] = {"kyra": events_kyra or kyra}
     runs["E-narrow"] = {"kyra": narrow_kyra, "siena": BASE}
     for kind, w in zip(("uniform", "skewed"), waste, strict=True):
         runs[f"C5b narrow-{kind}"] = {"mcgroups": replace(group, waste=w)}
@@ -47,6 +54,10 @@ def test_reproduced_explained_refuted() -> None:
     # the experiments do not restore the criteria: refuted
     v = _verdicts(_runs(kyra, kyra, kyra, (0.9, 0.8)))
     assert (v["C2a"], v["C2d"], v["C3"], v["C5b"]) == ("refuted",) * 4
+    # C3: E-events restores what E-cliques does not
+    events = replace(kyra, load_recv=1.6)
+    c3 = {c.cid: c for c in bk.claims(_runs(kyra, kyra, kyra, (0.9, 0.6), events))}["C3"]
+    assert c3.verdict.startswith("explained (E-events:") and "E-events 1.60" in c3.ours
 
 
 def test_criteria_are_strict() -> None:
