@@ -148,6 +148,13 @@ BUILTIN: Mapping[str, str] = {
     "octopia": "pubsub_spec.properties.octopia.contract:CONTRACT",
     "tam": "pubsub_spec.properties.tam.contract:CONTRACT",
 }
+# Figure sets that span every family, written by `pubsub-spec figures` after the families':
+# all nine systems side by side (docs/comparison.md).
+CROSS_FAMILY_FIGURES: tuple[FigureSet, ...] = (
+    FigureSet(
+        "All nine systems side by side", ("CMP",), writer="pubsub_spec.compare:write_figures"
+    ),
+)
 _REGISTERED: dict[str, SystemContract] = {}
 
 

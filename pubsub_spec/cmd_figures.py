@@ -26,6 +26,7 @@ from pubsub_spec.conformance.lifeline import WorkerPool
 from pubsub_spec.outputs import OutputProblem, check_dir
 from pubsub_spec.progress import ProgressBar
 from pubsub_spec.properties.contract import (
+    CROSS_FAMILY_FIGURES,
     FigureOptions,
     FigureSet,
     FiguresWritten,
@@ -282,7 +283,7 @@ def write_thesis_figures(out: Path, only: Sequence[str], options: FigureOptions)
 def figure_sets() -> list[FigureSet]:
     """The figure sets `pubsub-spec figures` writes: every family's that has a writer
     (properties/contract.py), in the order of the families, the one heading the index first."""
-    sets = [f for c in contracts() for f in c.figures if f.writer]
+    sets = [f for c in contracts() for f in c.figures if f.writer] + list(CROSS_FAMILY_FIGURES)
     return sorted(sets, key=lambda f: not f.heads_index)
 
 
