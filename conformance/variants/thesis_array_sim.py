@@ -30,8 +30,9 @@ tests/test_thesis_array_sim.py compares deliveries, lost points and final leaves
 
 from __future__ import annotations
 
+import bisect
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from pubsub_spec.conformance.fingerprint import (
     FingerprintSink,
     RecordSink,
 )
+from pubsub_spec.conformance.variants.array_kernels import leaf_matches
 from pubsub_spec.conformance.variants.indexed_matcher import IndexedMatcher
 from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Subscription, qualified
 from pubsub_spec.reference.common.ops import (
@@ -100,6 +102,10 @@ class _SchemaState:
     attrs: list[str]
     matcher: IndexedMatcher  # the original predicates (§3.3, kept by the subscriber), per sub
     points: _Columns  # sub, base, seg_lo, seg_hi, closed, first, seq, alive
+    # per subscription row: its points are rows [start, start + count) of `points`
+    rows: _Columns = field(
+        default_factory=lambda: _Columns({"start": (np.int64, 0), "count": (np.int64, 0)})
+    )
 
 
 @dataclass
@@ -127,6 +133,8 @@ class ArraySim:
         self.seed = trace.seed
         c = self.config
         self.ring = PastryRing(c.id_bits, c.digit_bits, c.leaf_set_size)
+        self._ids: list[int] = []  # the ring's peer ids, sorted
+        self._homes: dict[int, int] = {}  # node key -> home, until the membership changes
         self.capacity: dict[int, int] = {}
         self.pid_of: dict[str, int] = {}
         self.attrs: dict[str, Attribute] = {}
@@ -175,13 +183,27 @@ class ArraySim:
         self.capacity[pid] = cap_rng.randint(self.config.capacity_min, self.config.capacity_max)
         self.pid_of[name] = pid
         self.ring.add(pid)
+        bisect.insort(self._ids, pid)
+        self._homes.clear()
 
     def _new_node(self, qattr: str, bits: str) -> int:
         self.nodes.append(_Node(qattr, bits, sha1_id(identifier(qattr, bits)), set()))
         return len(self.nodes) - 1
 
     def _home(self, node: _Node) -> int:
-        return self.ring.closest(node.key)
+        """The live peer numerically closest to the node's key (ties: the smaller id), as
+        `PastryRing.closest` (§3.2.1), with no exclusion: the successor or the predecessor."""
+        h = self._homes.get(node.key)
+        if h is None:
+            ids, key, space = self._ids, node.key, self.ring.space
+            if not ids:
+                raise LookupError("no live peer")
+            i = bisect.bisect_left(ids, key)
+            succ, pred = ids[i % len(ids)], ids[i - 1]
+            ds, dp = abs(succ - key), abs(pred - key)
+            ds, dp = min(ds, space - ds), min(dp, space - dp)
+            h = self._homes[key] = succ if (ds, succ) < (dp, pred) else pred
+        return h
 
     # -- the growth-only tree (§3.2.2, Program 3.1) ------------------------------------------
     def _leaf_for(self, qattr: str, path: str) -> int:
@@ -217,6 +239,8 @@ class ArraySim:
         st = self.schemas[sub.schema]
         row = st.matcher.n
         st.matcher.add(sub)
+        sr = st.rows.append()
+        st.rows.cols["start"][sr] = st.points.n
         self.schema_of[sub.id] = sub.schema
         mine: list[int] = []
         for sp in stored_points(sub, seq, self.seed, self.config, self.attrs, self.squares):
@@ -237,6 +261,7 @@ class ArraySim:
             self.nodes[leaf].points.add(g)
             self.leaf_of[g] = leaf
             mine.append(g)
+            st.rows.cols["count"][sr] += 1
             self._check_capacity(leaf)
         self.points_of[sub.id] = mine
 
@@ -274,6 +299,8 @@ class ArraySim:
                 lost.append(n)
         for pid in sorted(gone):
             self.ring.remove(pid)
+            self._ids.remove(pid)
+        self._homes.clear()
         for st in self.schemas.values():  # their subscriptions end (D-CHURN)
             st.matcher.remove_subscriber(set(names))
         for n in lost:  # all k+1 copies gone: the points are lost
@@ -290,20 +317,21 @@ class ArraySim:
         if st.matcher.n == 0:
             return
         # live subscriptions whose original predicates match (§3.3, subscriber side)
-        ok = st.matcher.match_mask(event)
+        rows = st.matcher.match_rows(event)
+        if rows.size == 0:
+            return
         values = dict(event.values)
         ev = np.array([float(values[a]) if a in values else np.nan for a in st.attrs])
-        pts = st.points
-        cand = pts["alive"] & (pts["seq"] < seq) & ok[pts["sub"]]
-        if not cand.any():
-            return
-        idx = np.flatnonzero(cand)
-        v = ev[pts["base"][idx]]
-        lo, hi, closed = pts["seg_lo"][idx], pts["seg_hi"][idx], pts["closed"][idx]
-        with np.errstate(invalid="ignore"):
-            inside = (lo <= v) & np.where(closed, v <= hi, v < hi)  # D-SEG: half-open segments
-        in_seg = np.where(np.isnan(v), pts["first"][idx], inside)  # D-LENIENT: segment 0
-        self.sink.add(event.id, st.matcher, pts["sub"][idx[in_seg]])
+        pts = st.points.cols
+        out = np.empty(st.points.n, np.int64)
+        # their points stored before the publish whose segment holds the value (D-SEG), or
+        # segment 0 when the event lacks the base attribute (D-LENIENT)
+        c = leaf_matches(
+            rows, st.rows.cols["start"], st.rows.cols["count"], pts["alive"], pts["seq"],
+            pts["base"], pts["seg_lo"], pts["seg_hi"], pts["closed"], pts["first"], ev, seq, out,
+        )  # fmt: skip
+        if c:
+            self.sink.add(event.id, st.matcher, out[:c])
 
     def result(self) -> ArraySimResult:
         leaves = frozenset((n.qattr, n.bits) for n in self.nodes if n.children is None)
