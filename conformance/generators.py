@@ -142,9 +142,11 @@ def _build(
                 else list(schema.attributes)
             )
             vals: list[tuple[str, Number]] = []
+            # the subscriptions of the schema, made only where they are used (no draw depends
+            # on making them)
+            cands = [s for s in active.values() if s.schema == schema.name] if cutoff else []
             for a in attrs:
                 v = value(rng, a)
-                cands = [s for s in active.values() if s.schema == schema.name]
                 q = f"{schema.name}/{a.name}"
                 if cutoff and cands and rng.random() < 0.5:
                     p = rng.choice(cands).predicate(a.name)
