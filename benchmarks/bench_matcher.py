@@ -27,8 +27,8 @@ REIN's figures: Qian et al., REIN; the figures measured separately on an idle 2-
 g++ -O2, as stated in docs (docs/matcher.md). REIN is never built here.
 
 `--conformance N`: also the CPU time per op of `oracle-indexed` as `conform --ops` runs it (the
-fingerprint path) on N traces of each generator's `large` profile, on both engines, whose
-fingerprints must agree.
+fingerprint path) on N traces of each generator's `large` profile, on both engines, and of
+`reference-array`; their fingerprints must agree.
 
 Run: python -m benchmarks.bench_matcher [--quick] [--sizes 10000,100000,1000000] [--conformance N]
 Exit 1 if a matcher disagrees with brute force, or a target is missed by CPU time (the process's
@@ -260,6 +260,7 @@ def bench_conformance(traces_per_generator: int, seed: int) -> bool:
     from pubsub_spec.conformance.fingerprint import FingerprintSink
     from pubsub_spec.conformance.generators import GENERATORS
     from pubsub_spec.conformance.variants.indexed_matcher import MIN_INDEX, _run
+    from pubsub_spec.conformance.variants.thesis_array_sim import array_sim_fingerprint
 
     traces = [g(seed, i, "large") for g in GENERATORS.values() for i in range(traces_per_generator)]
     ops = sum(len(t.ops) for t in traces)
@@ -276,7 +277,13 @@ def bench_conformance(traces_per_generator: int, seed: int) -> bool:
               f"ms/op ({len(traces)} traces of the large profile, {ops} ops)")  # fmt: skip
     same = got["bucket"] == got["bitset"]
     print(f"  same fingerprints on every trace: {'yes' if same else 'NO'}")
-    return same
+    c0 = time.process_time()
+    arr = [array_sim_fingerprint(t) for t in traces]
+    print(f"  reference-array (the array simulator, on the bucket engine): "
+          f"{(time.process_time() - c0) * 1000 / ops:.4f} CPU ms/op")  # fmt: skip
+    agree = arr == got["bucket"]
+    print(f"  reference-array's fingerprints equal the oracle's: {'yes' if agree else 'NO'}")
+    return same and agree
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,9 +13,10 @@ What it keeps of the protocol, and how:
   when its home and all k replicas fail together, exactly as `TwoDTreeSystem._remove_peers` decides.
 - **Matching at the leaves** (§3.4.1, §3.5, decisions D-SEG and D-LENIENT): per event, the
   indexed matcher (`indexed_matcher.py`) gives the live subscriptions whose original predicates
-  match (what the subscriber keeps, §3.3; a departed subscriber's end, D-CHURN), then one
-  vectorised pass over the points keeps the segment that holds the value (or segment 0 when the
-  event lacks the base attribute, lenient) among the points stored before the publish (D-OPS).
+  match (what the subscriber keeps, §3.3; a departed subscriber's end, D-CHURN), then a compiled
+  pass over those subscriptions' points (`array_kernels.leaf_matches`; a subscription's points
+  are consecutive rows) keeps the segment that holds the value (or segment 0 when the event lacks
+  the base attribute, lenient) among the points stored before the publish (D-OPS).
 
 What it drops: messages, latencies and routing. Under decision D-OPS the reference's delivery
 set does not depend on them: a subscribe completes before any later op, unsubscribe, leave and
