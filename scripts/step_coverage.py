@@ -25,7 +25,8 @@ GOAL = 95.0
 # other way by every run without an observer) and memo caches of pure functions.
 NOT_RULES = ("self.observer is not None", "if area is None:", "if tree is None:",
              "if self._zones_of is not records",
-             "self.host.observer is not None")  # fmt: skip
+             "self.host.observer is not None", "self._observer is not None",
+             "if self._observer is None:")  # fmt: skip
 
 
 def _functions(path: Path, names: Sequence[str]) -> dict[str, tuple[int, int]]:
