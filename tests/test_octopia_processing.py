@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bench_octopia import PAPER_PROC, paper_sub_trace, sub_figures, with_octopia
 from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.octopia_eval import PAPER_PROC, paper_sub_trace, sub_figures, with_octopia
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.common.oracle import expected_deliveries
 from pubsub_spec.reference.octopia.config import OctopiaConfig, config_of, with_config

@@ -24,9 +24,9 @@ CONTRACT = SystemContract(
     benchmarks=("bench_octopia",),
     figures=(
         FigureSet(
-            "OctopiA §VIII (Figs. 9-11)",
-            ("9", "10", "11a", "11b", "11c"),
-            benchmark="bench_octopia",
+            "OctopiA §VII-B, §VIII (Figs. 7, 9, 11, the burst; the claims table)",
+            ("O7", "O9", "O11", "OB"),
+            writer="pubsub_spec.octopia_eval:write_figures",
         ),
     ),
 )
