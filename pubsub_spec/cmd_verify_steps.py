@@ -30,11 +30,8 @@ from pubsub_spec.conformance.steps.vectors import load, root
 def _steps_root(target: Path) -> Path:
     """The step vectors of a target: a steps folder, a folder beside one, or the corpus."""
     for candidate in (target, target / "steps", target.parent / "steps"):
-        if (candidate / "index.json").is_file() and (candidate / "thesis").exists():
-            return candidate
-        if (candidate / "index.json").is_file() and '"systems"' in (
-            candidate / "index.json"
-        ).read_text()[:200]:
+        index = candidate / "index.json"
+        if index.is_file() and '"systems"' in index.read_text()[:200]:
             return candidate
     raise FileNotFoundError(f"{target}: no step vectors (a folder with index.json)")
 

@@ -98,9 +98,10 @@ def _path_update(view: set[str], failed: str | None, joined: str | None) -> set[
 def apply_step(
     pre: JSON,
     step_input: JSON,
-    select: TargetsRule = select_targets,
-    update: UpdateRule = _path_update,
+    select: TargetsRule | None = None,
+    update: UpdateRule | None = None,
 ) -> Outcome:
+    """One step of the node (module doc); `select` and `update` replace Algorithms 2 and 3."""
     name, view, buckets = _node(pre)
     kind = _kind(step_input)
     if kind == "EventDelivery":
@@ -115,7 +116,9 @@ def apply_step(
         known = set(view)
         local = bucket_construction(name, origin, [m for m in members if m in known])  # Alg. 1
         sends = []
-        for to in select(local):  # Algorithm 2: a slice of the next non-empty bucket
+        for to in (select or select_targets)(
+            local
+        ):  # Algorithm 2: a slice of the next non-empty bucket
             fields: dict[str, Any] = {
                 "origin": origin, "members": members, "tree_id": step_input.get("tree_id", ""),
                 "strategy": "lbdd", "route": "direct", "message": step_input,
@@ -133,7 +136,7 @@ def apply_step(
             raise StepInputError("input: path_update names `failed` or `joined`")
         if failed == name:
             return Outcome(invalid="a node does not detect its own failure (LBDD §3.4)")
-        new = update(set(view), failed, joined)  # Algorithm 3
+        new = (update or _path_update)(set(view), failed, joined)  # Algorithm 3
         new.discard(name)
         if buckets is not None:  # D-L6: recompute from the whole updated view
             source = buckets["source"]
@@ -176,9 +179,7 @@ class LbddSteps(StepSystem):
         )),
     )  # fmt: skip
 
-    def __init__(
-        self, select: TargetsRule = select_targets, update: UpdateRule = _path_update
-    ) -> None:
+    def __init__(self, select: TargetsRule | None = None, update: UpdateRule | None = None) -> None:
         self.select = select
         self.update = update
 

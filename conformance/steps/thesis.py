@@ -671,6 +671,7 @@ class ThesisSteps(StepSystem):
         'Networks", MSc thesis, University of British Columbia, 2008'
     )
     handlers = HANDLERS
+    at_least = 8
     coverage = (
         ("reference/thesis/system.py", THESIS_FUNCTIONS),
         ("reference/thesis/lnrt.py", LNRT_FUNCTIONS),

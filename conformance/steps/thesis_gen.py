@@ -37,7 +37,9 @@ from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 
 # (generator, profile, seed, config overrides): each run's settings, in order.
 RUNS: tuple[tuple[str, str, int, dict[str, object]], ...] = (
-    ("zipf", "tiny", 1, {"capacity_min": 1, "capacity_max": 2, "max_depth": 4}),
+    # an odd maximum depth: the grid of the points (2 * ceil(3 / 2) = 4 bits) is deeper than
+    # the tree may grow, so a leaf at depth 3 overflows rather than splits (docs/design.md#core)
+    ("zipf", "tiny", 1, {"capacity_min": 1, "capacity_max": 2, "max_depth": 3}),
     ("uniform", "small", 2, {"capacity_min": 1, "capacity_max": 2, "delivery": "grouped",
                              "probe": "multicast"}),
     ("uniform", "small", 3, {"capacity_min": 1, "capacity_max": 2, "delivery": "lbdd",
@@ -49,6 +51,7 @@ RUNS: tuple[tuple[str, str, int, dict[str, object]], ...] = (
     ("churn", "small", 6, {"capacity_min": 1, "capacity_max": 2, "delivery": "grouped"}),
     ("partial-strict", "tiny", 7, {"capacity_min": 1, "capacity_max": 2}),
     ("identical", "tiny", 8, {"capacity_min": 1, "capacity_max": 2, "delivery": "lbdd"}),
+    ("boundaries", "tiny", 9, {"capacity_min": 2, "capacity_max": 4, "lnrt_max_records": 3}),
 )  # fmt: skip
 PER_HANDLER = 40  # candidates kept per (run, handler) from the live run
 VARIANTS_PER_HANDLER = 6  # base candidates per (run, handler) that also get variants
@@ -92,7 +95,11 @@ class _Recorder(TwoDTreeSystem):
             pre = self._pre(peer, events)
             step_input = enc_message(msg, events)
             self._record(peer, kind, f"{self.run_name}-{n:03d}", pre, step_input, check=True)
-            if n < VARIANTS_PER_HANDLER or n % VARIANTS_EVERY == 0 or kind == "ProbePub":
+            if (
+                n < VARIANTS_PER_HANDLER
+                or n % VARIANTS_EVERY == 0
+                or kind in ("ProbePub", "EventDelivery")
+            ):
                 for label, variant, changed in _variants(pre, step_input):
                     self._record(peer, kind, f"{self.run_name}-{n:03d}-{label}", variant,
                                  changed, check=False)  # fmt: skip
@@ -140,8 +147,20 @@ def _find(pre: JSON, step_input: JSON) -> JSON | None:
 def _variants(pre: JSON, step_input: JSON) -> Iterator[tuple[str, JSON, JSON]]:
     """(label, pre-state, input) variants of a candidate (module doc)."""
     kind = step_input["type"]
+    if kind == "EventDelivery":
+        yield from _delivery_variants(pre, step_input)
     if kind == "TransferSub" and not step_input["created"]:
         yield "exists", copy.deepcopy(pre), step_input  # the child already hosted: refused
+    if kind == "TransferSub" and not step_input["created"]:
+        inherited = copy.deepcopy(step_input)  # the parent's processed events (§3.4.1, D-SPLIT)
+        inherited["seen"] = sorted({*inherited["seen"], "e-seen"})
+        yield "inherit", copy.deepcopy(pre), inherited
+    if kind == "TransferSub" and step_input["created"]:
+        idle = copy.deepcopy(pre)  # a confirmation to a node that is not splitting: refused
+        for n in idle["node"]["nodes"]:
+            if (n["tree"], n["bits"]) == (step_input["tree"], step_input["target"]):
+                n["splitting"], n["held"] = 0, []
+        yield "idle", idle, step_input
     node = _find(pre, step_input)
     if node is None:
         return
@@ -153,6 +172,19 @@ def _variants(pre: JSON, step_input: JSON) -> Iterator[tuple[str, JSON, JSON]]:
             if (n["tree"], n["bits"]) != (node["tree"], node["bits"])
         ]
         yield "absent", absent, step_input  # fmt: skip
+    if kind in ("ProbeSub", "InsertSub") and node["lnrt"] is not None:
+        fresh = copy.deepcopy(pre)  # the table just after the split (Program 3.1, line 52)
+        m = _find(fresh, step_input)
+        assert m is not None
+        if m["lnrt"] != [m["bits"] + "0", m["bits"] + "1"]:
+            m["lnrt"] = [m["bits"] + "0", m["bits"] + "1"]
+            yield "fresh", fresh, step_input
+    if kind == "LeafUpdate" and node["lnrt"] is not None and step_input["split"] in node["lnrt"]:
+        after = len(node["lnrt"]) + 1  # records after the update, before any coarsening
+        for limit in (after - 1, after):  # one merge (thesis §3.2.2, local merge), or none
+            coarse = copy.deepcopy(pre)
+            coarse["context"]["config"]["lnrt_max_records"] = max(2, limit)
+            yield f"coarse{limit}", coarse, step_input
     if kind in ("ProbeSub", "InsertSub") and node["lnrt"] is not None and node["bits"]:
         # a point outside the zone it is routed to (thesis §3.3): refused
         outside = copy.deepcopy(step_input)
@@ -191,6 +223,17 @@ def _leaf_variants(pre: JSON, step_input: JSON, node: JSON) -> Iterator[tuple[st
         partial = copy.deepcopy(step_input)
         partial["event"]["values"] = [v for v in partial["event"]["values"] if v[0] != others[0]]
         yield "partial", copy.deepcopy(pre), partial
+    for edge in ("lo", "hi"):  # the event on a bound of a stored point: closed ranges (§3.1)
+        p = node["points"][0]
+        seg = p["segment"]
+        if edge == "hi" and not seg["closed"]:
+            edge = "open"  # a remapped segment's upper bound is open (§3.5, decision D-SEG)
+        at = copy.deepcopy(step_input)
+        bound = seg["lo"] if edge == "lo" else seg["hi"]
+        values = {a: (lo if edge == "lo" else hi) for a, lo, hi in p["sub"]["predicates"]}
+        values[p["base"]] = bound
+        at["event"]["values"] = [[a, x] for a, x in sorted(values.items())]
+        yield f"at{edge}", copy.deepcopy(pre), at
     if any(q["segment"]["index"] > 0 for q in node["points"]):
         # lenient matching, the event without the tree's attribute: only segment 0 matches
         lenient = copy.deepcopy(pre)
@@ -198,6 +241,25 @@ def _leaf_variants(pre: JSON, step_input: JSON, node: JSON) -> Iterator[tuple[st
         absent = copy.deepcopy(step_input)
         absent["event"]["values"] = [v for v in absent["event"]["values"] if v[0] != tree_attr]
         yield "lenient-absent", lenient, absent
+
+
+def _delivery_variants(pre: JSON, step_input: JSON) -> Iterator[tuple[str, JSON, JSON]]:
+    """An event without an attribute a target subscription of this node names: the
+    subscriber's filter (thesis §3.3) decides by the matching mode."""
+    me = pre["node"]["name"]
+    mine = {s["id"]: s for s in pre["node"]["subscriptions"]}
+    for node, ids in step_input["targets"]:
+        for sid in ids if node == me else ():
+            preds = [a for a, _, _ in mine[sid]["predicates"]] if sid in mine else []
+            for attr in preds:
+                partial = copy.deepcopy(step_input)
+                partial["event"]["values"] = [v for v in partial["event"]["values"] if v[0] != attr]
+                if partial["event"]["values"]:
+                    yield "partial", copy.deepcopy(pre), partial
+                    lenient = copy.deepcopy(pre)
+                    lenient["context"]["matching"] = "lenient"
+                    yield "partial-lenient", lenient, partial
+                    return
 
 
 def _early(step_input: JSON) -> JSON:

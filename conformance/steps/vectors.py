@@ -3,14 +3,19 @@
 Layout, after ethereum/consensus-specs' tests (runner / handler / suite / case):
 `conformance/vectors/steps/<system>/<handler>/<case>/` holds `pre.json` and `input.json`, and
 either `post.json` and `sends.json` or `invalid` (a text file: the reason the input is
-refused). Each system folder has `schema.json` (the JSON Schema of the documents) and each
-handler folder a `README.md` citing the paper rule; `index.json` at the top lists every case.
+refused). Each system folder has `schema.json` (the JSON Schema of the documents), its
+`index.json` (its handlers and their cases) and each handler folder a `README.md` citing the
+paper rule; `index.json` at the top lists the systems (rewritten from the folders present, so
+that systems generated separately never overwrite each other's lists).
 
 Cases are chosen for coverage: candidates (conformance/steps/<system>.py) are replayed through
 the reference's handlers while the lines taken in the system's handler functions are traced,
 and a candidate is kept when it takes an arc (a pair of consecutive lines) that no kept case
 of its handler took before, so the vectors reach the branches the candidates reach with few
-cases. `python -m pubsub_spec.conformance.steps.vectors make` writes them.
+cases; the first case of each kind a generator labels (a variant: `...-absent`) and the first
+few of each handler (`StepSystem.at_least`) are kept whatever arcs they take, for the rules
+that tell cases apart by their data rather than by their branches.
+`python -m pubsub_spec.conformance.steps.vectors make [--only SYSTEM ...]` writes them.
 """
 
 from __future__ import annotations
@@ -75,7 +80,8 @@ class ArcTracer:
     def _want(self, code: CodeType) -> bool:
         got = self._wanted.get(code)
         if got is None:
-            got = any(code.co_filename.endswith(f) and code.co_name in names
+            got = any(code.co_filename.endswith(f)
+                      and (code.co_name in names or code.co_qualname in names)
                       for f, names in self.targets)  # fmt: skip
             self._wanted[code] = got
         return got
@@ -105,13 +111,25 @@ class ArcTracer:
         return local
 
 
+def _label(case: Case) -> str:
+    """The kind of a case: the label a generator gives a variant (`...-absent`), or ''."""
+    last = case.name.rsplit("-", 1)[-1]
+    return "" if last.isdigit() else last
+
+
+def _first(case: Case, labels: set[tuple[str, str]]) -> bool:
+    """The first case of its kind for its handler (each kind of variant is kept once)."""
+    return bool(_label(case)) and (case.handler, _label(case)) not in labels
+
+
 def choose(system: StepSystem) -> Iterator[tuple[Case, Outcome]]:
     """The candidates that take a new arc of their handler, with their outcomes."""
     tracer = ArcTracer(system.coverage)
     taken: dict[str, set[tuple[str, int, int]]] = {}
-    invalid: dict[str, int] = {}
+    invalid: dict[tuple[str, str], int] = {}
     kept: dict[str, int] = {}
     names: set[tuple[str, str]] = set()
+    labels: set[tuple[str, str]] = set()
     for case in system.candidates():
         if kept.get(case.handler, 0) >= MAX_PER_HANDLER or (case.handler, case.name) in names:
             continue
@@ -120,12 +138,14 @@ def choose(system: StepSystem) -> Iterator[tuple[Case, Outcome]]:
             outcome = system.apply(case.pre, case.input)
         mine = taken.setdefault(case.handler, set())
         new = tracer.arcs - mine
-        if outcome.invalid is not None:  # a few refused inputs per handler, whatever arcs
-            if invalid.get(case.handler, 0) >= 2:
+        if outcome.invalid is not None:  # a few refused inputs per kind, whatever arcs
+            kind = (case.handler, case.name.rsplit("-", 1)[-1])  # the variant's label
+            if invalid.get(kind, 0) >= 2:
                 continue
-            invalid[case.handler] = invalid.get(case.handler, 0) + 1
-        elif not new and kept.get(case.handler, 0) >= system.at_least:
+            invalid[kind] = invalid.get(kind, 0) + 1
+        elif not new and kept.get(case.handler, 0) >= system.at_least and not _first(case, labels):
             continue
+        labels.add((case.handler, _label(case)))
         mine |= tracer.arcs
         kept[case.handler] = kept.get(case.handler, 0) + 1
         names.add((case.handler, case.name))
@@ -149,8 +169,8 @@ def _readme(system: StepSystem, handler: str, cases: int) -> str:
 
 
 def write(out: Path, chosen: dict[str, list[tuple[Case, Outcome]]]) -> dict[str, Any]:
-    """Write the chosen cases under `out` (replacing what was there); the index."""
-    index: dict[str, Any] = {"format_version": FORMAT_VERSION, "systems": {}}
+    """Write the chosen systems' cases under `out` (replacing what was there for them, leaving
+    the other systems alone); the top index."""
     all_systems = systems()
     for name, cases in chosen.items():
         system = all_systems[name]
@@ -173,7 +193,18 @@ def write(out: Path, chosen: dict[str, list[tuple[Case, Outcome]]]) -> dict[str,
             by_handler.setdefault(case.handler, []).append(case.name)
         for handler, names in sorted(by_handler.items()):
             (folder / handler / "README.md").write_text(_readme(system, handler, len(names)))
-        index["systems"][name] = {h: sorted(n) for h, n in sorted(by_handler.items())}
+        mine = {"system": name, "handlers": {h: sorted(n) for h, n in sorted(by_handler.items())}}
+        (folder / "index.json").write_text(canonical(mine))
+    return write_index(out)
+
+
+def listed(base: Path) -> list[str]:
+    """The systems whose step vectors are under `base` (a folder with its own index.json)."""
+    return sorted(p.name for p in base.iterdir() if (p / "index.json").is_file())
+
+
+def write_index(out: Path) -> dict[str, Any]:
+    index = {"format_version": FORMAT_VERSION, "systems": listed(out)}
     (out / "index.json").write_text(canonical(index))
     return index
 
@@ -181,12 +212,12 @@ def write(out: Path, chosen: dict[str, list[tuple[Case, Outcome]]]) -> dict[str,
 def load(base: Path | None = None, only: Sequence[str] = ()) -> list[Vector]:
     """The vectors under `base` (default: the committed ones), in the index's order."""
     base = base or root()
-    index = json.loads((base / "index.json").read_text())
     out: list[Vector] = []
-    for system, handlers in index["systems"].items():
+    for system in listed(base):
         if only and system not in only:
             continue
-        for handler, cases in handlers.items():
+        index = json.loads((base / system / "index.json").read_text())
+        for handler, cases in index["handlers"].items():
             for case in cases:
                 where = base / system / handler / case
                 pre = json.loads((where / "pre.json").read_text())
@@ -227,20 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = p.parse_args(argv)
     out = a.out or root()
     out.mkdir(parents=True, exist_ok=True)
-    chosen = {}
-    previous: dict[str, Any] = {}
-    if (out / "index.json").exists():
-        previous = json.loads((out / "index.json").read_text()).get("systems", {})
     for name, system in systems().items():
         if a.only and name not in a.only:
             continue
-        chosen[name] = list(choose(system))
-        print(f"{name}: {len(chosen[name])} cases")
-    index = write(out, chosen)
-    for name, handlers in previous.items():  # systems not remade keep their cases
-        index["systems"].setdefault(name, handlers)
-    index["systems"] = dict(sorted(index["systems"].items()))
-    (out / "index.json").write_text(canonical(index))
+        chosen = list(choose(system))
+        write(out, {name: chosen})  # one system at a time: the others are left as they are
+        print(f"{name}: {len(chosen)} cases")
     return 0
 
 
