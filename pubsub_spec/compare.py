@@ -25,7 +25,7 @@ Measures, per (system, workload, profile), pooled over the seeds:
 - oracle: every run's deliveries compared with the oracle (agree / DISAGREE); a system that
   lacks a feature the workload needs is `skipped (reason)`.
 
-Run: python -m benchmarks.bench_compare [--quick] [--jobs N] [--write docs/comparison.md], or
+Run: `python -m benchmarks.bench_compare [--quick] [--jobs N] [--write docs/comparison.md]`, or
 `pubsub-spec figures --only CMP` (`write_figures`: `comparison.md` in the output folder; scale
 `small` is the quick plan, `full` the default one). tests/test_bench_compare.py runs the core at
 the generators' tiny profile.
@@ -370,41 +370,51 @@ def _n(v: float) -> str:
 
 
 TRAFFIC_HEAD = (
-    "| workload | system | oracle | msgs/sub | hops/sub | bytes/sub | msgs/pub | hops/pub "
-    "| bytes/pub | other msgs/op |"
+    "| workload | system | oracle | sub: msgs (hops) | sub: bytes | pub: msgs (hops) "
+    "| pub: bytes | other msgs/op |"
 )
 LOAD_HEAD = (
-    "| workload | system | latency p50 | p95 | p99 | install p50 | nodes | storage/node mean "
-    "| max | busiest/mean |"
+    "| workload | system | latency p50 / p95 / p99 | install p50 | nodes "
+    "| storage/node mean (max) | busiest/mean |"
 )
+
+
+def _columns(head: str) -> int:
+    return head.count(" | ") + 1
 
 
 def traffic_table(rows: Sequence[Row]) -> list[str]:
-    out = [TRAFFIC_HEAD, "|" + "---|" * TRAFFIC_HEAD.count(" | ") + "---|"]
+    """Messages (hops) and bytes per subscription and per publication, other messages per op."""
+    out = [TRAFFIC_HEAD, "|" + "---|" * _columns(TRAFFIC_HEAD)]
     for r in rows:
         if r.skipped:
-            out.append(f"| {r.workload} | {r.system} | {r.oracle} |" + " - |" * 7)
+            out.append(f"| {r.workload} | {r.system} | {r.oracle} |" + " - |" * 5)
             continue
         ops = r.subscribes + r.publishes
-        cells = [r.per(w, s) for s in ("subscribe", "publish") for w in ("msgs", "hops", "bytes")]
-        cells.append(r.sends["other"] / ops if ops else 0.0)
-        out.append(
-            f"| {r.workload} | {r.system} | {r.oracle} | " + " | ".join(map(_n, cells)) + " |"
-        )
+        cells = []
+        for side in ("subscribe", "publish"):
+            cells.append(f"{_n(r.per('msgs', side))} ({_n(r.per('hops', side))})")
+            cells.append(_n(r.per("bytes", side)))
+        cells.append(_n(r.sends["other"] / ops if ops else 0.0))
+        out.append(f"| {r.workload} | {r.system} | {r.oracle} | " + " | ".join(cells) + " |")
     return out
 
 
 def load_table(rows: Sequence[Row]) -> list[str]:
-    out = [LOAD_HEAD, "|" + "---|" * LOAD_HEAD.count(" | ") + "---|"]
+    """Delivery latency percentiles, installation latency, storage per node, busiest/mean."""
+    out = [LOAD_HEAD, "|" + "---|" * _columns(LOAD_HEAD)]
     for r in rows:
         if r.skipped:
-            out.append(f"| {r.workload} | {r.system} |" + " - |" * 8)
+            out.append(f"| {r.workload} | {r.system} |" + " - |" * 5)
             continue
-        cells = [r.p50, r.p95, r.p99, r.install_p50, float(r.nodes), r.storage_mean,
-                 float(r.storage_max)]  # fmt: skip
-        out.append(
-            f"| {r.workload} | {r.system} | " + " | ".join(map(_n, cells)) + f" | {_n(r.busiest)} |"
-        )
+        cells = [
+            " / ".join(_n(x) for x in (r.p50, r.p95, r.p99)),
+            _n(r.install_p50),
+            str(r.nodes),
+            f"{_n(r.storage_mean)} ({_n(float(r.storage_max))})",
+            _n(r.busiest),
+        ]
+        out.append(f"| {r.workload} | {r.system} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -417,8 +427,8 @@ def tables(rows: Sequence[Row], profiles: Sequence[str]) -> list[str]:
     out: list[str] = []
     for p in profiles:
         mine = [r for r in rows if r.profile == p]
-        out += [f"### Profile {profile_line(p)}", "", "Traffic (per subscription, per "
-                "publication; `other`: per op of either kind):", ""]  # fmt: skip
+        out += [f"### Profile {profile_line(p)}", "", "Traffic per subscription (sub) and per "
+                "publication (pub); `other`: per op of either kind:", ""]  # fmt: skip
         out += traffic_table(mine)
         out += ["", "Latency (ms), storage (entries per node), load:", ""]
         out += load_table(mine)
@@ -500,8 +510,8 @@ PAIRS: tuple[tuple[str, str, str], ...] = (
 def pair_table(rows: Sequence[Row], profile: str) -> list[str]:
     """Ratios a / b of the measures, per pair and workload, at one profile."""
     head = (
-        "| a / b | workload | msgs/sub | bytes/sub | hops/pub | bytes/pub | latency p50 "
-        "| storage/node mean | busiest/mean |"
+        "| a / b | workload | sub msgs | sub bytes | pub hops | pub bytes | latency p50 "
+        "| storage | busiest |"
     )
     out = [head, "|---|---|---|---|---|---|---|---|---|"]
     by = {(r.workload, r.system): r for r in rows if r.profile == profile and not r.skipped}
@@ -698,7 +708,8 @@ def _cpu() -> float:
 
 
 def _indent(text: str) -> str:
-    return "\n".join("  " + line for line in text.splitlines())
+    """Indented as a nested list (Python-Markdown needs four spaces)."""
+    return "\n".join("    " + line for line in text.splitlines())
 
 
 def write_figures(out: Path, only: Sequence[str], options: FigureOptions) -> FiguresWritten:
