@@ -43,10 +43,10 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 
 from pubsub_spec.conformance.generators import GENERATORS, PROFILES
+from pubsub_spec.conformance.lifeline import WorkerPool
 from pubsub_spec.conformance.observed import claim_of
 from pubsub_spec.conformance.protocol_rules import DISSEMINATION, SUBSCRIPTION
 from pubsub_spec.properties.contract import FigureOptions, FiguresWritten
@@ -452,8 +452,9 @@ def run_all(
     order = sorted(
         range(len(tasks)), key=lambda i: (-PROFILES[tasks[i][2]][0], slow.get(tasks[i][0], 2))
     )
-    with get_context("spawn").Pool(jobs) as pool:
-        done = pool.starmap(run_one, [tasks[i] for i in order], chunksize=1)
+    # workers that die with this process, however it dies (as `pubsub-spec figures --jobs`)
+    with WorkerPool(jobs) as pool:
+        done = list(pool.map(run_one, *zip(*(tasks[i] for i in order), strict=True)))
     by_index = dict(zip(order, done, strict=True))
     return [by_index[i] for i in range(len(tasks))]
 
