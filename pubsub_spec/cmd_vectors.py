@@ -58,6 +58,10 @@ pubsub-spec verify --impl "./my-impl --flag" {name}.tar.gz   # or the unpacked v
 pubsub-spec verify --impl "./my-impl" --junit vectors.xml {name}.tar.gz   # for CI
 ```
 
+`steps/` holds the step vectors: one protocol handler of one node per vector, each system's
+bundled in `steps/<system>/vectors.ndjson` with its JSON Schema and a README per handler
+(`pubsub-spec verify --steps --impl "./my-impl" {name}.tar.gz`; PROTOCOL.md, "Steps").
+
 Or write your own runner: for each `trace` of `vectors/index.json`, send the trace to your
 program as PROTOCOL.md says and compare its deliveries with the `expected` file (FORMAT.md,
 "Expected deliveries"): every (event, subscription) pair exactly once, nothing else.

@@ -216,6 +216,17 @@ def load(base: Path | None = None, only: Sequence[str] = ()) -> list[Vector]:
     for system in listed(base):
         if only and system not in only:
             continue
+        bundled = base / system / BUNDLE
+        if bundled.is_file():  # the kit's form: one line per vector
+            for line in bundled.read_text().splitlines():
+                v = json.loads(line)
+                expected = (
+                    Outcome(invalid=v["invalid"])
+                    if "invalid" in v
+                    else Outcome(v["post"], v["sends"])
+                )
+                out.append(Vector(system, v["handler"], v["case"], v["pre"], v["input"], expected))
+            continue
         index = json.loads((base / system / "index.json").read_text())
         for handler, cases in index["handlers"].items():
             for case in cases:
@@ -231,11 +242,30 @@ def load(base: Path | None = None, only: Sequence[str] = ()) -> list[Vector]:
     return out
 
 
+BUNDLE = "vectors.ndjson"  # a system's vectors in the kit, one JSON line each
+
+
 def files(base: Path | None = None) -> dict[str, bytes]:
-    """Every file of the step vectors by its path below `base` (for `vectors export`)."""
+    """The step vectors as the kit ships them (`vectors export`), by path below `base`: per
+    system its index, schema and READMEs as committed, and its vectors bundled in one file
+    (`<system>/vectors.ndjson`, one line per vector in the index's order: `handler`, `case`,
+    `pre`, `input`, and `post` and `sends` or `invalid`), which `load` reads as well; a
+    release then has a few files per system rather than four per vector."""
     base = base or root()
-    return {p.relative_to(base).as_posix(): p.read_bytes()
-            for p in sorted(base.rglob("*")) if p.is_file()}  # fmt: skip
+    out: dict[str, bytes] = {"index.json": (base / "index.json").read_bytes()}
+    for system in listed(base):
+        folder = base / system
+        for p in sorted(folder.rglob("*")):
+            rel = p.relative_to(folder)
+            if p.is_file() and (len(rel.parts) == 1 or rel.name == "README.md"):
+                out[f"{system}/{rel.as_posix()}"] = p.read_bytes()
+        lines = []
+        for v in load(base, only=(system,)):
+            line: dict[str, JSON] = {"handler": v.handler, "case": v.case, "pre": v.pre,
+                                     "input": v.input, **v.expected.documents()}  # fmt: skip
+            lines.append(json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n")
+        out[f"{system}/{BUNDLE}"] = "".join(lines).encode()
+    return out
 
 
 def judge(expected: Outcome, got: Outcome) -> str | None:
