@@ -31,6 +31,7 @@ type msg struct {
 	Schema     string                `json:"schema"`
 	Predicates map[string][2]float64 `json:"predicates"`
 	Values     map[string]float64    `json:"values"`
+	Mode       string                `json:"mode"` // "steps": PROTOCOL.md, "Steps"
 	Semantics  struct {
 		Matching string `json:"matching"`
 	} `json:"semantics"`
@@ -97,6 +98,10 @@ func main() {
 		}
 		switch m.Type {
 		case "init":
+			if m.Mode == "steps" { // the step vectors' dialogue (steps.go)
+				serveSteps(in, out)
+				return
+			}
 			s.strict = m.Semantics.Matching != "lenient"
 			s.observe = m.Protocol >= 2
 			for _, n := range m.Nodes {
