@@ -739,34 +739,34 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
         kind = _kind(st.input)
         if system == "mcgroups" and kind == "subscribe":
             schema = st.input["sub"]["schema"]
-            for variant in ("graft", "first-member"):
+            for variant in ("graft", "firstmember"):
                 pre = copy.deepcopy(st.pre)
                 for g in pre["node"]["groups"]:
                     if g["schema"] != schema:
                         continue
                     g["members"] = [m for m in g["members"] if m != st.me]
-                    if variant == "first-member":
+                    if variant == "firstmember":
                         g["members"] = []
                     g["neighbours"] = None
                     key = f"{schema}/{g['group']}"
                     pre["context"]["closest"][key] = g["members"][0] if g["members"] else None
-                yield Case("subscribe", f"{variant}-{i:04d}", pre, st.input)
+                yield Case("subscribe", f"{i:04d}-{variant}", pre, st.input)
         if system == "mcgroups" and kind in ("EventMulticast", "EventToGroup"):
             g = next(x for x in st.pre["node"]["groups"] if x["neighbours"] is not None)
             for who in (f"{st.me}-new", *g["members"][:1]):
                 join = {"type": "GroupJoin", "from": who, "schema": g["schema"],
                         "group": g["group"], "server": who, "sub": f"s-of-{who}"}  # fmt: skip
                 label = "new" if who.endswith("-new") else "member"
-                yield Case("GroupJoin", f"{label}-{i:04d}", st.pre, join)
+                yield Case("GroupJoin", f"{i:04d}-{label}", st.pre, join)
         if system == "kyra" and kind == "EventRoute" and st.sent:
-            yield Case("EventRoute", f"relay-{i:04d}", _relay(st), st.input)
+            yield Case("EventRoute", f"{i:04d}-relay", _relay(st), st.input)
         if system in ("kyra", "siena") and kind == "EventRoute":
             yield Case("EventRoute", f"{i:04d}-behind", _behind(system, st), st.input)
         if system == "kyra" and kind == "Notify":
             pre = copy.deepcopy(st.pre)
             for x in pre["context"]["status"]:
                 x[3] = False
-            yield Case("Notify", f"ended-{i:04d}", pre, st.input)
+            yield Case("Notify", f"{i:04d}-ended", pre, st.input)
 
 
 def _behind(system: str, st: Step) -> JSON:

@@ -726,25 +726,26 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
         targets = sorted({x["to"] for x in s.sent})
         secondary = {b for _, b in s.pre["context"]["secondary"]}
         variants = {
-            "first-over": targets[:1],
-            "ilinks-over": [t for t in targets if t in secondary],
-            "all-over": sorted(links),
+            "firstover": targets[:1],
+            "ilinksover": [t for t in targets if t in secondary],
+            "allover": sorted(links),
         }
         for label, over in variants.items():
-            if not over or (label, len(targets)) in done:  # type: ignore[comparison-overlap]
+            key = f"{label}-{len(targets)}"
+            if not over or key in done:
                 continue
-            done.add(f"{label}-{len(targets)}")
+            done.add(key)
             pre = copy.deepcopy(s.pre)
             for nb in over:
                 pre["context"]["links"][nb]["overloaded"] = True
             for j, nb in enumerate(sorted(pre["context"]["links"])):
                 pre["context"]["links"][nb]["rank"] = [float(j % 3), float(j)]
-            yield Case(kind, f"{label}-{i:04d}", pre, s.input)
+            yield Case(kind, f"{i:04d}-{label}", pre, s.input)
         if kind == "Notification" and "loop" not in done:
             done.add("loop")
             pre = copy.deepcopy(s.pre)
             pre["node"]["received"][s.input["event"]["id"]] = 3
-            yield Case(kind, f"loop-guard-{i:04d}", pre, s.input)
+            yield Case(kind, f"{i:04d}-loopguard", pre, s.input)
 
 
 def _edited(system: str, steps: list[Step]) -> Iterator[Case]:
@@ -767,39 +768,39 @@ def _edited(system: str, steps: list[Step]) -> Iterator[Case]:
             x = copy.deepcopy(pre)
             for st in x["context"]["status"]:
                 st[3] = False
-            yield Case(kind, f"ended-{i:04d}", x, s.input)
+            yield Case(kind, f"{i:04d}-ended", x, s.input)
         held = kind in ("CIB_SET", "publish", "Subscription") and pre["node"]["srt"]
-        if held and once(f"no-entry-{kind}"):
+        if held and once(f"noentry-{kind}"):
             x = copy.deepcopy(pre)
             x["node"]["srt"] = []
-            yield Case(kind, f"no-entry-{i:04d}", x, s.input)
-        if kind == "Subscription" and system == "tid" and s.sent and once("no-status"):
+            yield Case(kind, f"{i:04d}-noentry", x, s.input)
+        if kind == "Subscription" and system == "tid" and s.sent and once("nostatus"):
             x = copy.deepcopy(pre)
             x["context"]["status"] = []
-            yield Case(kind, f"no-status-{i:04d}", x, s.input)
-        if kind == "Unsubscription" and pre["node"]["prt"] and once("not-held"):
+            yield Case(kind, f"{i:04d}-nostatus", x, s.input)
+        if kind == "Unsubscription" and pre["node"]["prt"] and once("notheld"):
             x = copy.deepcopy(pre)
             x["node"]["prt"] = []
-            yield Case(kind, f"not-held-{i:04d}", x, s.input)
+            yield Case(kind, f"{i:04d}-notheld", x, s.input)
         if system != "tid" or kind not in ("Notification", "publish"):
             continue
         dynamic = pre["context"]["tid_dynamic"]
         if dynamic and s.post["delivered"] and once("handed"):
             x = copy.deepcopy(pre)
             x["node"]["handed"] = sorted([*x["node"]["handed"], *s.post["delivered"]])
-            yield Case(kind, f"handed-{i:04d}", x, s.input)
+            yield Case(kind, f"{i:04d}-handed", x, s.input)
         if kind == "Notification":
             tid = s.input["tid"]
             down = [p["last_hop"] for p in pre["node"]["prt"] if p["tid"] == tid
                     and p["last_hop"] not in (None, s.input["from"])]  # fmt: skip
-            if down and once("from-downstream"):
-                yield Case(kind, f"from-downstream-{i:04d}", pre, {**s.input, "from": down[0]})
+            if down and once("downstream"):
+                yield Case(kind, f"{i:04d}-downstream", pre, {**s.input, "from": down[0]})
         if not dynamic or not s.sent:
             continue
         tid = s.sent[0]["fields"]["message"]["tid"]
         came = s.input.get("from")
         for blocked in (False, True):
-            label = f"detour{'-blocked' if blocked else ''}"
+            label = "blocked" if blocked else "detour"
             if not once(label):
                 continue
             x = copy.deepcopy(pre)
@@ -818,7 +819,7 @@ def _edited(system: str, steps: list[Step]) -> Iterator[Case]:
                 ]
                 x["node"]["prt"] = sorted([*x["node"]["prt"], *extra],
                                           key=lambda p: (p["sub"]["id"], p["tid"]))  # fmt: skip
-            yield Case(kind, f"{label}-{i:04d}", x, s.input)
+            yield Case(kind, f"{i:04d}-{label}", x, s.input)
 
 
 def _refused(system: str, steps: list[Step]) -> Iterator[Case]:
