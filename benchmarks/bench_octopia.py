@@ -38,7 +38,9 @@ Claims and criteria (fixed before the run; the claims table at the end applies t
   *refuted*, with the reason (a count, or the mechanism the experiment shows).
 
 Runs are `reference.sim.run` of seeded traces through the registry's factories; the same seeds
-give the same tables. Not a test.
+give the same tables. Not a test. The code is pubsub_spec/octopia_eval.py (in the wheel, where
+TOL_PP, TOL_RATIO and SEED_SHARE are defined); `pubsub-spec figures --only O7,O9,O11,OB` draws
+the same experiments beside the paper's values.
 
 Run: python -m benchmarks.bench_octopia [--quick] [--seed S]
 """
