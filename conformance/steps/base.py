@@ -102,6 +102,11 @@ class StepSystem(ABC):
     def roundtrip(self, document: str, value: JSON) -> JSON:
         """Decode `value` as the named document (`pre`, `input`, `post`) and encode it again."""
 
+    def keep(self, case: Case) -> bool:
+        """Whether a candidate is kept whatever arcs it takes (model-derived cases: every
+        distinct one is a vector)."""
+        return False
+
     def prepare(self) -> None:
         """Forget the memo caches of the handler functions before a candidate is traced, so
         that the arcs it takes do not depend on what ran before in the process."""

@@ -25,6 +25,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from pubsub_spec.conformance.steps import lbdd_model
 from pubsub_spec.conformance.steps.base import (
     JSON,
     Case,
@@ -225,6 +226,11 @@ class LbddSteps(StepSystem):
         yield Case("EventDelivery", "members-unsorted", _state("10.0.0.3", [], None), unsorted)
         yield Case("path_update", "own-failure", _state("10.0.0.3", ["10.0.0.1"], None),
                    {"op": "path_update", "failed": "10.0.0.3"})  # fmt: skip
+        if lbdd_model.available():  # every distinct (state, Forward(n)) of spec/lbdd/MCLBDD.tla
+            yield from lbdd_model.cases(apply_step)
+
+    def keep(self, case: Case) -> bool:
+        return case.name.startswith("model-")
 
     def schema(self) -> dict[str, JSON]:
         name = {"type": "string", "minLength": 1, "maxLength": 256}

@@ -131,7 +131,8 @@ def choose(system: StepSystem) -> Iterator[tuple[Case, Outcome]]:
     names: set[tuple[str, str]] = set()
     labels: set[tuple[str, str]] = set()
     for case in system.candidates():
-        if kept.get(case.handler, 0) >= MAX_PER_HANDLER or (case.handler, case.name) in names:
+        full = kept.get(case.handler, 0) >= MAX_PER_HANDLER and not system.keep(case)
+        if full or (case.handler, case.name) in names:
             continue
         system.prepare()
         with tracer:
@@ -143,7 +144,12 @@ def choose(system: StepSystem) -> Iterator[tuple[Case, Outcome]]:
             if invalid.get(kind, 0) >= 2:
                 continue
             invalid[kind] = invalid.get(kind, 0) + 1
-        elif not new and kept.get(case.handler, 0) >= system.at_least and not _first(case, labels):
+        elif (
+            not new
+            and kept.get(case.handler, 0) >= system.at_least
+            and not _first(case, labels)
+            and not system.keep(case)
+        ):
             continue
         labels.add((case.handler, _label(case)))
         mine |= tracer.arcs
