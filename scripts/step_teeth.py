@@ -7,7 +7,7 @@ Two sets of mutants:
   negated, every comparison operator replaced by its neighbour (< and <=, > and >=, == and !=,
   in and not in, is and is not), every integer constant n replaced by n + 1, every call made
   as a statement removed (a message not sent, a record not applied). Lines that are not
-  protocol rules (scripts/step_coverage.py, NOT_RULES: observation reports, memo caches) are
+  protocol rules (conformance/steps/branches.py, NOT_RULES: observation reports, memo caches) are
   not mutated;
 - the project's hand-written mutants of the thesis system that override a handler
   (properties/thesis/mutants.py) and the step runner's own (conformance/steps/mutants.py).
@@ -31,13 +31,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from pubsub_spec.conformance.steps import systems
+from pubsub_spec.conformance.steps.base import StepSystem
+from pubsub_spec.conformance.steps.branches import NOT_RULES
+from pubsub_spec.conformance.steps.vectors import Vector, judge, load
 
-from pubsub_spec.conformance.steps import systems  # noqa: E402
-from pubsub_spec.conformance.steps.base import StepSystem  # noqa: E402
-from pubsub_spec.conformance.steps.vectors import Vector, judge, load  # noqa: E402
-from scripts.step_coverage import NOT_RULES  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TIMEOUT = 5.0  # seconds per step: a safety net against a mutant that loops forever
 

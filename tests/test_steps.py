@@ -139,7 +139,7 @@ def test_first_difference_names_the_json_path() -> None:
 
 def test_the_branch_coverage_goal_holds() -> None:
     """scripts/step_coverage.py: at least 95 % of the handler branches per system."""
-    from scripts.step_coverage import measure
+    from pubsub_spec.conformance.steps.branches import measure
 
     for name, per in measure(COMMITTED).items():
         taken = sum(t for t, _, _ in per.values())
