@@ -762,6 +762,10 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
             yield Case("EventRoute", f"{i:04d}-relay", _relay(st), st.input)
         if system in ("kyra", "siena") and kind == "EventRoute":
             yield Case("EventRoute", f"{i:04d}-behind", _behind(system, st), st.input)
+            for bound in ("atlo", "athi"):
+                pre = _at_bound(system, st, bound)
+                if pre is not None:
+                    yield Case("EventRoute", f"{i:04d}-{bound}", pre, st.input)
         if system == "kyra" and kind == "Notify":
             pre = copy.deepcopy(st.pre)
             for x in pre["context"]["status"]:
@@ -791,6 +795,38 @@ def _behind(system: str, st: Step) -> JSON:
         table = pre["node"]["tables"].setdefault(st.input["tree"], {})
     origin = "origin" if system == "siena" else "proxy"
     table[src] = sorted([*table.get(src, []), entry], key=lambda e: (e["sub"]["id"], e[origin]))
+    return pre
+
+
+def _at_bound(system: str, st: Step, bound: str) -> JSON:
+    """The pre-state of an EventRoute whose first forward is owed to one entry only, a
+    subscription whose range on the partition attribute starts (`atlo`) or ends (`athi`) at
+    the event's value: closed ranges, the event goes there (§II.A; K-D6)."""
+    import copy
+
+    if not st.sent:
+        return None
+    pre = copy.deepcopy(st.pre)
+    event, to = st.input["event"], st.sent[0]["to"]
+    schema = next(x for x in pre["context"]["schemas"] if x["name"] == event["schema"])
+    if system == "siena":
+        attr = pre["context"]["partition"][schema["name"]]
+        table = pre["node"]["table"]
+    else:
+        attr = pre["context"]["layouts"][schema["name"]]["attrs"][0]
+        table = pre["node"]["tables"].get(st.input["tree"], {})
+    value = dict((n, v) for n, v in event["values"]).get(attr)
+    a = next(x for x in schema["attributes"] if x["name"] == attr)
+    if value is None or not table.get(to):
+        return None
+    lo, hi = (value, a["max"]) if bound == "atlo" else (a["min"], value)
+    sub = {"id": f"s-{bound}", "subscriber": to, "schema": schema["name"],
+           "predicates": [[attr, lo, hi]]}  # fmt: skip
+    entry = {**table[to][0], "sub": sub, "extent": [[lo, hi], *table[to][0]["extent"][1:]]}
+    entry["origin" if system == "siena" else "proxy"] = to
+    if system == "kyra":
+        entry["zones"] = []  # the entry's own zone restriction (K-D4) aside
+    table[to] = [entry]
     return pre
 
 
