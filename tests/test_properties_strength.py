@@ -179,10 +179,10 @@ BOUNDS: dict[tuple[str, str, str], tuple[str, str]] = {
     ("kyra/MCKyraRouting.tla", "TypeOK", "\\in 0..2"): ("", SATURATED),
     ("lbdd/MCLBDD.tla", "Coverage", "= 1"): ("MCLBDD_EqualSlice", ONE_UNDER),
     ("lbdd/MCLBDD.tla", "DepthBound", "<= k"): (
-        "MCLBDD_WithinBucketDepth", "its counterexample: hops k + 1 (4 with 3 non-empty buckets)"),
+        "MCLBDD_CountSource", "the publisher counted as a hop: every path k + 1 hops at most"),
     ("lbdd/MCLBDD.tla", "OneWay", "> Bucket"): (
         "MCLBDD_WithinBucket", "a target in its own bucket: equal, one step under"),
-    ("lbdd/MCLBDD.tla", "SingleDelivery", "<= 1"): ("MCLBDD_RepeatForward", ONE_OVER_CAP),
+    ("lbdd/MCLBDD.tla", "SingleDelivery", "<= 1"): ("MCLBDD_CeilSliceTwice", ONE_OVER_CAP),
     ("lbdd/MCLBDD.tla", "Tree", "<= 1"): ("MCLBDD_CeilSlice", "two parents: one over"),
     ("lbdd/MCLBDD.tla", "TypeOK", "\\in 0..2"): ("", SATURATED),
     ("lbdd/MCLBDD.tla", "TypeOK", "\\in 0..7"): ("", SATURATED),
@@ -200,15 +200,15 @@ BOUNDS: dict[tuple[str, str, str], tuple[str, str]] = {
     ("thesis/MCCutoffRemap.tla", "NoMiss", "<= u"): (
         "MCCutoffRemap_OpenLast", "v = u: the value at the interval's closed end"),
     ("thesis/MCCutoffRemap.tla", "NoMiss", "<= v"): (
-        "MCCutoffRemap_OpenLast", "v = u: the value at the interval's closed end"),
+        "MCCutoffRemap_OpenFirst", "v = l: the value at the interval's lower end"),
     ("thesis/MCCutoffRemap.tla", "NoSpurious", "<= u"): (
-        "MCCutoffRemap_UnclippedLast", "a value one past u delivered by the unclipped segment"),
+        "MCCutoffRemap_LastPastEnd", "u + 1 delivered, the last segment ending there"),
     ("thesis/MCCutoffRemap.tla", "NoSpurious", "<= v"): (
-        "MCCutoffRemap_UnclippedLast", "a value one past u delivered by the unclipped segment"),
+        "MCCutoffRemap_FirstBeforeStart", "l - 1 delivered, the first segment starting there"),
     ("thesis/MCCutoffRemap.tla", "SingleDelivery", "<= 1"): (
         "MCCutoffRemap_ClosedSegments", "a shared end delivered by two segments: one over"),
     ("thesis/MCCutoffRemap.tla", "TypeOK", "<= u"): (
-        "MCCutoffRemap_UnorderedRange", "u < l accepted"),
+        "MCCutoffRemap_RangeOffByOne", "u = l - 1 accepted"),
     ("thesis/MCCutoffRemap.tla", "TypeOK", "\\in 0..MaxV"): ("", DOMAIN),
     ("thesis/MCCutoffRemap.tla", "TypeOK", "\\in 2..MaxC"): ("", DOMAIN),
     ("thesis/MCTwoDTree.tla", "BoundedDepth", "<= D"): (

@@ -21,7 +21,9 @@ CONSTANTS N,             \* nodes 1..N, node 1 is the publisher
           MaxFail,       \* at most this many subscribers fail
           WithinBucket,  \* MUTANT: also forward to one's successor in one's own bucket
           Bug,           \* "none"; MUTANT "RepeatForward": a node forwards on every receipt
-                         \* (no first-receipt rule; copies counted without a cap)
+                         \* (no first-receipt rule; copies counted without a cap); MUTANT
+                         \* "CountSource": the publisher counted as the first hop (paths one
+                         \* hop longer: one step past DepthBound)
           SliceMode      \* "exact" (Algorithm 2 with integer bounds, decision D-L3); MUTANTS:
                          \* "ceil" rounds the upper bound up (slices overlap), "equal" gives
                          \* every node m \div k targets (the last ones are left out)
@@ -93,7 +95,8 @@ Start ==
     /\ ~started
     /\ started' = TRUE
     /\ got' = [got EXCEPT ![Src] = 1]
-    /\ UNCHANGED <<alive, view, forwarded, edges, hops, used, late>>
+    /\ hops' = IF Bug = "CountSource" THEN [hops EXCEPT ![Src] = 1] ELSE hops
+    /\ UNCHANGED <<alive, view, forwarded, edges, used, late>>
 
 Forward(n) ==
     /\ started /\ n \in alive /\ got[n] >= 1 /\ (n \notin forwarded \/ Bug = "RepeatForward")

@@ -20,7 +20,11 @@ CONSTANTS MaxV,       \* the domain is 0..MaxV
                       \* "FloorSegments" n = floor((u-l)/h), the last segment runs to u;
                       \* "OpenLast" the last segment half-open too; "UnclippedLast" the last
                       \* segment ends at l + n*h, not u; "UnorderedRange" u < l accepted;
-                      \* "FitsOffByOne" a range one longer than c still taken as one segment
+                      \* "FitsOffByOne" a range one longer than c still taken as one segment;
+                      \* boundary mutants, each one step past a bound: "OpenFirst" the first
+                      \* segment open at l; "FirstBeforeStart" it starts at l - 1;
+                      \* "LastPastEnd" the last segment ends at u + 1; "RangeOffByOne"
+                      \* u = l - 1 accepted
 
 VARIABLES l, u, v, c, h
 vars == <<l, u, v, c, h>>
@@ -33,13 +37,16 @@ NSeg == IF u - l <= c \/ (Bug = "FitsOffByOne" /\ u - l = c + 1) THEN 1
         ELSE IF Bug = "FloorSegments" THEN (u - l) \div h
         ELSE (u - l + h - 1) \div h
 Seg == 0..(NSeg - 1)
-SegLo(i) == IF NSeg = 1 THEN l ELSE l + i * h
+SegLo(i) == IF Bug = "FirstBeforeStart" /\ i = 0 THEN Max(0, l - 1)
+            ELSE IF NSeg = 1 THEN l ELSE l + i * h
 SegHi(i) == IF i = NSeg - 1
-            THEN (IF Bug = "UnclippedLast" /\ NSeg > 1 THEN l + NSeg * h ELSE u)
+            THEN (IF Bug = "UnclippedLast" /\ NSeg > 1 THEN l + NSeg * h
+                  ELSE IF Bug = "LastPastEnd" THEN u + 1 ELSE u)
             ELSE l + (i + 1) * h
 Closed(i) == ClosedAll \/ (i = NSeg - 1 /\ Bug # "OpenLast")
 
-InSegment(i) == SegLo(i) <= v /\ (v < SegHi(i) \/ (Closed(i) /\ v <= SegHi(i)))
+InSegment(i) == /\ IF Bug = "OpenFirst" /\ i = 0 THEN SegLo(i) < v ELSE SegLo(i) <= v
+                /\ (v < SegHi(i) \/ (Closed(i) /\ v <= SegHi(i)))
 InTargetArea(i) ==
     /\ Max(0, v - c) <= SegLo(i) /\ SegLo(i) <= v
     /\ v <= SegHi(i) /\ SegHi(i) <= Min(MaxV, v + c)
@@ -48,7 +55,8 @@ Delivering == {i \in Seg : Delivers(i)}
 
 Init ==
     /\ l \in 0..MaxV
-    /\ u \in (IF Bug = "UnorderedRange" THEN 0 ELSE l)..MaxV
+    /\ u \in (IF Bug = "UnorderedRange" THEN 0
+             ELSE IF Bug = "RangeOffByOne" THEN Max(0, l - 1) ELSE l)..MaxV
     /\ v \in 0..MaxV
     /\ c \in 2..MaxC
     /\ h \in 1..(c - 1)
