@@ -43,7 +43,12 @@ TIMEOUT = 5.0  # seconds per step: a safety net against a mutant that loops fore
 # Lines that are not protocol rules, besides NOT_RULES: the simulation's counters (thesis
 # §4.2's figures), the substrate's cache invalidation (a no-op in the reference substrate), the
 # installation bookkeeping of the subscriber (when a subscribe op completes, decision D-OPS).
-NOT_MUTATED = ("self.metrics.", "points_changed(", ".install", "install.")
+NOT_MUTATED = ("self.metrics.", "points_changed(", ".install", "install.",
+               # the same bookkeeping in Kyra, OctopiA, Tam (when a subscribe completes, the
+               # driver's event numbering) and their counters of matching operations
+               "self._expect(", "self._arrived(", "self._start_sub(", "self._start_event(",
+               "self._done(", "self._settle(", "self.installed_now(", "self.host.joined(",
+               "self.note_publish(", "ops += 1", "self.dropped_publishes")  # fmt: skip
 
 SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -70,8 +75,14 @@ def _owner(module: types.ModuleType, name: str) -> tuple[object, object]:
     raise LookupError(name)
 
 
-def _install(module: types.ModuleType, name: str, tree: ast.FunctionDef) -> Callable[[], None]:
+def _install(
+    module: types.ModuleType, name: str, tree: ast.FunctionDef, cls: str | None = None
+) -> Callable[[], None]:
+    """`cls`: the class whose method `name` is (a `Class.method` of StepSystem.coverage)."""
     owner, original = _owner(module, name)
+    if cls is not None:
+        owner = vars(module)[cls]
+        original = vars(owner)[name]
     code = compile(ast.Module([tree], []), module.__file__ or name, "exec")
     space: dict[str, object] = {}
     exec(code, vars(module), space)
@@ -169,9 +180,14 @@ def operator_mutants(system: StepSystem) -> Iterator[Mutant]:
         source = path.read_text()
         tree = ast.parse(source)
         lines = source.splitlines()
+        found: list[tuple[ast.FunctionDef, str | None]] = []
         for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef) or node.name not in names:
-                continue
+            if isinstance(node, ast.FunctionDef) and node.name in names:
+                found.append((node, None))
+            if isinstance(node, ast.ClassDef):  # `Class.method` names (scripts/step_coverage.py)
+                found += [(f, node.name) for f in node.body if isinstance(f, ast.FunctionDef)
+                          and f"{node.name}.{f.name}" in names]  # fmt: skip
+        for node, cls in found:
             finder = _Points(lines)
             finder.run(node)
             for line, what, transform in finder.points:
@@ -180,12 +196,13 @@ def operator_mutants(system: StepSystem) -> Iterator[Mutant]:
                     node: ast.FunctionDef = node,
                     transform: Callable[[ast.FunctionDef], None] = transform,
                     module: types.ModuleType = module,
+                    cls: str | None = cls,
                 ) -> Callable[[], None]:
                     fn = copy.deepcopy(node)
                     transform(fn)  # the points are numbered in the walk of the whole definition
                     fn.decorator_list = []
                     ast.fix_missing_locations(fn)
-                    return _install(module, fn.name, fn)
+                    return _install(module, fn.name, fn, cls)
 
                 yield Mutant(rel, node.name, line, what, apply)
 

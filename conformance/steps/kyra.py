@@ -753,10 +753,10 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
                 yield Case("subscribe", f"{i:04d}-{variant}", pre, st.input)
         if system == "mcgroups" and kind in ("EventMulticast", "EventToGroup"):
             g = next(x for x in st.pre["node"]["groups"] if x["neighbours"] is not None)
-            for who in (f"{st.me}-new", *g["members"][:1]):
+            for who in (f"0new-{st.me}", *g["members"][:1]):  # a name before the others
                 join = {"type": "GroupJoin", "from": who, "schema": g["schema"],
                         "group": g["group"], "server": who, "sub": f"s-of-{who}"}  # fmt: skip
-                label = "new" if who.endswith("-new") else "member"
+                label = "new" if who.startswith("0new-") else "member"
                 yield Case("GroupJoin", f"{i:04d}-{label}", st.pre, join)
         if system == "kyra" and kind == "EventRoute" and st.sent:
             yield Case("EventRoute", f"{i:04d}-relay", _relay(st), st.input)

@@ -725,6 +725,8 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
         links = s.pre["context"]["links"]
         targets = sorted({x["to"] for x in s.sent})
         secondary = {b for _, b in s.pre["context"]["secondary"]}
+        if not secondary & set(targets):  # no iLink copy: IDR decides nothing (§VII-B)
+            continue
         variants = {
             "firstover": targets[:1],
             "ilinksover": [t for t in targets if t in secondary],
@@ -743,9 +745,10 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
             yield Case(kind, f"{i:04d}-{label}", pre, s.input)
         if kind == "Notification" and "loop" not in done:
             done.add("loop")
-            pre = copy.deepcopy(s.pre)
-            pre["node"]["received"][s.input["event"]["id"]] = 3
-            yield Case(kind, f"{i:04d}-loopguard", pre, s.input)
+            for n, label in ((3, "loopguard"), (2, "loopbound")):  # dropped past the guard
+                pre = copy.deepcopy(s.pre)
+                pre["node"]["received"][s.input["event"]["id"]] = n
+                yield Case(kind, f"{i:04d}-{label}", pre, s.input)
 
 
 def _edited(system: str, steps: list[Step]) -> Iterator[Case]:
