@@ -116,22 +116,32 @@ PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
         _KILLS,
         "tests/test_mutation_kills_kyra.py",
         "tests/test_kyra_examples.py",
+        "tests/test_kyra_zones.py",
         "tests/test_kyra_properties.py",
         "tests/test_kyra_race.py",
+        "tests/test_golden_costs.py::test_costs_equal_the_golden_file",
         "tests/test_kyra_systems.py",
+        "tests/test_observations_kyra.py",
     ),
     "reference/octopia/": (
         _KILLS,
         "tests/test_mutation_kills_octopia.py",
         "tests/test_octopia_civ.py",
-        "tests/test_octopia_routing.py",
         "tests/test_octopia_scot.py",
+        "tests/test_golden_costs.py::test_costs_equal_the_golden_file",
+        "tests/test_octopia_processing.py",
+        "tests/test_octopia_routing.py",
+        "tests/test_observations_octopia.py",
     ),
     "reference/tam/": (
         _KILLS,
         "tests/test_mutation_kills_tam.py",
-        "tests/test_tam_system.py",
         "tests/test_tam_tables.py",
+        "tests/test_tam_workload.py",
+        "tests/test_golden_costs.py::test_costs_equal_the_golden_file",  # what each system sends
+        "tests/test_tam_system.py",
+        # the observations (conformance/OBSERVATIONS.md): only they read what each send reports
+        "tests/test_observations_tam.py",
     ),
     "reference/": (
         _KILLS,
@@ -171,6 +181,13 @@ MODULE_TESTS: dict[str, tuple[str, ...]] = {
         "tests/test_mutation_kills_figures.py",
         "tests/test_mutation_kills_thesis.py",
         "tests/test_thesis_figures.py",
+    ),
+    # Scribe is Tam's substrate: its state changes and sends are observed through Tam's runs
+    "reference/overlay/scribe.py": (
+        *PACKAGE_TESTS["reference/overlay/"],
+        "tests/test_mutation_kills_tam.py",
+        "tests/test_golden_costs.py::test_costs_equal_the_golden_file",
+        "tests/test_observations_tam.py",
     ),
     "reference/lbdd/figures.py": (
         _KILLS,

@@ -97,3 +97,75 @@ def test_root_handover_on_a_peer_join_is_one_repair_join_hop() -> None:
     assert host.counted == [(old, newcomer, ScribeJoin(group, old, old, True))]
     assert s.root(group) == newcomer and s.handovers == 1
     assert s.check(group) == []
+
+
+class Watcher(Recorder):
+    """A recorder whose observer is set, keeping every state change Scribe reports."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.observer = lambda o: None
+        self.changes: list[tuple[str, int, int, int | None, dict[str, object]]] = []
+
+    def tree_changed(
+        self, change: str, pid: int, group: int, other: int | None = None, **fields: object
+    ) -> None:
+        self.changes.append((change, pid, group, other, fields))
+
+
+def _settle(s: Scribe[str], host: Recorder) -> None:
+    while host.queue:
+        dst, msg = host.queue.pop(0)
+        s.receive(dst, msg)
+
+
+def test_every_join_reports_the_member_flag_set() -> None:
+    """conformance/OBSERVATIONS.md, `scribe-member` (`key`, `member`): the node's member flag
+    set (a subscription registered on the key) or cleared. A join sets it, wherever the
+    member is (the key's home creating the tree as root, a peer off the tree, a forwarder
+    already in it): `member` true; a leave clears it: `member` false."""
+    ring = PastryRing(digit_bits=2, leaf_set_size=4)
+    ids = [sha1_id(f"n{i}") for i in range(40)]
+    for i in ids:
+        ring.add(i)
+    group = sha1_id("g")
+    home = ring.closest(group)
+    host = Watcher()
+    s: Scribe[str] = Scribe(ring, host)
+    members = [home, *[p for p in ids if p != home][:6]]
+    for m in members:
+        s.join(m, group)
+        _settle(s, host)
+    forwarders = [p for p in s.groups[group] if p not in members]
+    for f in forwarders:
+        s.join(f, group)
+    flags = {(pid, f["member"]) for c, pid, g, _, f in host.changes if c == "scribe-member"}
+    assert flags == {(m, True) for m in members + forwarders}
+    s.leave(members[1], group)
+    assert ("scribe-member", members[1], group, None, {"member": False}) in host.changes
+
+
+def test_rebuilds_count_the_trees_torn_down() -> None:
+    """docs/tam.md T12 (and `simulate`'s figure "N rebuilds"): a group in which a failed peer
+    held state is torn down and rebuilt from its surviving members, one rebuild each time; a
+    new Scribe has rebuilt nothing, and a failure outside every tree rebuilds nothing."""
+    ring = PastryRing(digit_bits=2, leaf_set_size=4)
+    ids = [sha1_id(f"n{i}") for i in range(40)]
+    for i in ids:
+        ring.add(i)
+    group = sha1_id("g")
+    host = Recorder()
+    s: Scribe[str] = Scribe(ring, host)
+    assert s.rebuilds == 0
+    for m in ids[:6]:
+        s.join(m, group)
+        _settle(s, host)
+    outside = next(p for p in ids if p not in s.groups[group])
+    ring.remove(outside)
+    s.peers_removed([outside])
+    assert s.rebuilds == 0
+    gone = next(p for p in ids[:6] if p != s.root(group))
+    ring.remove(gone)
+    s.peers_removed([gone])
+    _settle(s, host)
+    assert s.rebuilds == 1 and s.check(group) == []

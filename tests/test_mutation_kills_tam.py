@@ -246,3 +246,89 @@ def test_seen_list_drops_a_duplicate_within_its_deadline() -> None:
     system.run_to_quiescence()
     assert system.deliveries == [Delivery("e1", "s")]
     assert system.metrics.duplicates_dropped == 1
+
+
+@pytest.mark.parametrize("cls", [TamSystem, TamBasicSystem])
+def test_figures_of_a_run_without_subscriptions_report_zero(cls: type[_TamBase]) -> None:
+    """The figures (`simulate`'s report, docs/tam.md) of a system that holds no subscription:
+    no subscription has a key (keys per subscription: mean 0.00, max 0) and, for the basic
+    scheme (§3.2), no home node holds one (max load 0): a maximum over nothing is 0, the empty
+    count, not 1 or -1."""
+    system = _sys(cls)
+    system.publish(Event("e1", "n7", "t", (("x", 1.0), ("y", 1.0))), 1)
+    system.run_to_quiescence()
+    lines = system.figures()
+    assert lines[1].startswith("keys per subscription: mean 0.00, max 0;")
+    if cls is TamBasicSystem:
+        assert lines[2] == "home nodes: 0 hold subscriptions, max load 0"
+
+
+def test_only_the_root_handovers_join_is_observed_as_a_handover() -> None:
+    """conformance/OBSERVATIONS.md ("tam, tam-basic"): a ScribeJoin carries `handover: true`
+    only when it is the old root joining below an arriving home (T12), the one JOIN that
+    follows each `scribe-root` change flagged `handover`; every other JOIN (a member's, a
+    forwarder's, a repair after a failure) carries no such field."""
+    from pubsub_spec.conformance.generators import GENERATORS
+    from pubsub_spec.reference.sim.observe import SEND, STATE, Observation
+    from pubsub_spec.reference.sim.run import run_trace
+    from pubsub_spec.reference.tam.info import TAM
+
+    make = next(v.make for v in TAM.variants if v.builtin == "tam")
+    log: list[Observation] = []
+
+    def observed(trace: Any) -> Any:
+        system = make(trace)
+        system.observer = log.append
+        return system
+
+    run_trace(GENERATORS["churn"](1, 0, "small"), observed)
+    joins = [o for o in log if o.kind == SEND and o.name == "ScribeJoin"]
+    flagged = [o for o in joins if "handover" in o.fields]
+    roots = [o for o in log if o.kind == STATE and o.name == "scribe-root"]
+    handed = [o for o in roots if o.fields.get("handover") is True]
+    assert handed and len(flagged) == len(handed) < len(joins)
+    for o in flagged:
+        assert o.fields["handover"] is True and o.fields["origin"] == o.node  # the old root
+        assert (o.to, o.fields["key"]) in {(r.node, r.fields["key"]) for r in handed}
+
+
+# -- the workload of Table 2 (Tam et al. §5; decision T16) -----------------------------------
+
+
+def test_table2_publications_take_every_value_of_every_attribute() -> None:
+    """§5: "publishers specify values for all attributes", each uniform over the attribute's
+    values 0 .. V_a - 1 (T16): over 400 publications every value, the largest included, turns
+    up for every attribute, and no other value does."""
+    from pubsub_spec.reference.tam.workload import TABLE2_VALUES, table2_event, table2_schema
+
+    schema = table2_schema()
+    seen: dict[str, set[int]] = {a: set() for a, _ in TABLE2_VALUES}
+    for j in range(400):
+        for name, v in table2_event(1, j, schema, 16).values:
+            seen[name].add(int(v))
+    assert seen == {a: set(range(n)) for a, n in TABLE2_VALUES}
+
+
+def test_table2_subscriptions_are_exact_by_default() -> None:
+    """T16: the hit-rate curves use exact subscriptions (an equality on every attribute, one
+    digest each); ranges (Fig. 3) only when asked for."""
+    from pubsub_spec.reference.common.ops import Subscribe
+    from pubsub_spec.reference.tam.workload import table2_trace
+
+    w = table2_trace(16, 40, 1)
+    subs = [op.sub for op in w.trace.ops if isinstance(op, Subscribe)]
+    assert len(subs) == 40 and w.digests == 40
+    assert all(p.lo == p.hi for s in subs for p in s.predicates)
+    ranged = table2_trace(16, 40, 1, ranges=1)
+    assert ranged.digests > 40
+
+
+def test_expected_hit_rate_counts_the_values_of_each_attribute_left_out() -> None:
+    """T16: h(I) = prod over the attributes a not in I of 1/V_a, V_a the number of values of
+    a, max - min + 1 whatever the domain's minimum."""
+    from pubsub_spec.reference.tam.workload import expected_hit_rate
+
+    schema = Schema("t", (Attribute("a", "int", 1, 4), Attribute("b", "int", 10, 11)))
+    assert expected_hit_rate(schema, ("a", "b")) == 1.0
+    assert expected_hit_rate(schema, ("b",)) == pytest.approx(1 / 4)
+    assert expected_hit_rate(schema, ()) == pytest.approx(1 / 8)
