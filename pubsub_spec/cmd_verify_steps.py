@@ -3,8 +3,9 @@
 (conformance/steps/runner.py; PROTOCOL.md, "Steps").
 
 Prints one line per handler (`pass`, `fail` with the first failing case and the first field
-that differs, as a JSON path, or `unsupported`) and a summary. Exit status: 0 when no vector
-fails and at least one passes, 1 otherwise, 2 on a usage error."""
+that differs, as a JSON path, or `unsupported`) and a summary; `--json FILE` writes them too
+(`--report` and `--junit` are the traces'). Exit status: 0 when no vector fails and at least
+one passes, 1 otherwise, 2 on a usage error."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+from pubsub_spec.ci import write_json
 from pubsub_spec.conformance.run_vectors import VECTORS, is_release, unpacked_release
 from pubsub_spec.conformance.steps import systems
 from pubsub_spec.conformance.steps.runner import (
@@ -72,4 +74,16 @@ def run(a: argparse.Namespace) -> int:
         f"{impl.name}: steps {verdict} ({counts['pass']} pass, {counts['fail']} fail, "
         f"{counts['unsupported']} unsupported of {len(results)} step vectors)"
     )
-    return 0 if verdict == "pass" else 1
+    code = 0 if verdict == "pass" else 1
+    if a.json:  # the same top level as every command's --json (docs/ci.md)
+        handlers = [
+            {"system": s.system, "handler": s.handler, "verdict": s.verdict, "pass": s.passed,
+             "fail": s.failed, "unsupported": s.unsupported,
+             "first_failure": None if s.first_failure is None else
+             {"case": s.first_failure.vector.case, "field": s.first_failure.detail}}
+            for s in summaries
+        ]  # fmt: skip
+        write_json(a.json, "verify --steps", code, {"implementation": impl.name,
+                                                    "verdict": verdict, **counts,
+                                                    "handlers": handlers})  # fmt: skip
+    return code

@@ -5,6 +5,7 @@ vectors travel in the `vectors export` kit."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -51,12 +52,20 @@ def test_a_mutated_handler_fails_naming_the_handler_and_the_field() -> None:
     assert overall(summaries) == "fail"
 
 
-def test_the_program_passes_and_its_mutant_fails(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_program_passes_and_its_mutant_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli(["verify", "--steps", "--impl", PROGRAM]) == 0
     capsys.readouterr()
     mutant = f"{PROGRAM} --mutant thesis-leaf-update-not-forwarded"
-    assert cli(["verify", "--steps", "--impl", mutant]) == 1
+    report = tmp_path / "steps.json"
+    assert cli(["verify", "--steps", "--impl", mutant, "--json", str(report)]) == 1
     out = capsys.readouterr().out
+    body = json.loads(report.read_text())
+    assert body["exit_code"] == 1 and body["verdict"] == "fail"
+    (failed,) = [h for h in body["handlers"] if h["verdict"] == "fail"]
+    assert (failed["system"], failed["handler"]) == ("thesis", "LeafUpdate")
+    assert failed["first_failure"]["field"] == "sends[0]"
     line = next(x for x in out.splitlines() if x.startswith("thesis/LeafUpdate"))
     assert "fail" in line and ": sends[0]" in line
     assert all("fail" not in x for x in out.splitlines() if x.startswith("lbdd/"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,10 +182,3 @@ def first_difference(expected: JSON, actual: JSON, path: str = "$") -> str | Non
         return None
     return path
 
-
-def sorted_names(values: Sequence[str]) -> list[str]:
-    return sorted(values)
-
-
-def as_dict(value: Mapping[str, JSON]) -> dict[str, JSON]:
-    return dict(value)
