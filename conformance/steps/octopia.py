@@ -725,13 +725,13 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
         links = s.pre["context"]["links"]
         targets = sorted({x["to"] for x in s.sent})
         secondary = {b for _, b in s.pre["context"]["secondary"]}
-        if not secondary & set(targets):  # no iLink copy: IDR decides nothing (§VII-B)
-            continue
         variants = {
             "firstover": targets[:1],
             "ilinksover": [t for t in targets if t in secondary],
             "allover": sorted(links),
         }
+        if len(secondary & set(targets)) < 2:  # IDR's cases differ from SNR's with 2 iLinks
+            variants = {}
         for label, over in variants.items():
             key = f"{label}-{len(targets)}"
             if not over or key in done:
