@@ -257,3 +257,17 @@ def test_version_1_program_not_reported() -> None:
     v = ob.protocol_verdict(f"cmd:{sys.executable} {faulty} --mode none", TRACE)
     assert v.label() == "not reported" and "version-1" in v.reason
     assert ob.protocol_verdict("oracle-python", TRACE).label() == "not reported"
+
+
+def test_the_cost_envelope_admits_the_papers_other_options() -> None:
+    """`tam-all` registers on every applicable index (Tam et al. §3.6, the paper's other option)
+    and sends several times `tam`'s JOINs per subscription on a schema with many singleton
+    indices: outside the envelope around `tam`, inside the one around its own option
+    (`ob.ALTERNATIVES`); a run outside every option's envelope still deviates."""
+    t = GENERATORS["octopia-stock"](1, 1, "small")
+    run = ob.observed_run("tam-all", t)
+    assert ob.judge_protocol(run, ob.reference_run("tam", t)).rule == "generic/cost-envelope"
+    assert ob.judge_run(run).label() == "conforms"
+    assert ob.ALTERNATIVES["tam"] == ("tam-fewest-keys", "tam-all")
+    silent = ObservedRun(run.system, t, (), run.deliveries)
+    assert ob.judge_run(silent).status == ob.DEVIATES
