@@ -93,6 +93,16 @@ def test_fig4_event4_from_d_relays_and_uninterested_servers() -> None:
     assert [(d.event_id, d.sub_id) for d in k.deliveries] == [("e0", "G4")]
 
 
+def test_delivery_latency_is_the_time_since_the_publish() -> None:
+    """docs/comparison.md ("delivery latency from the publication", as for every system): a
+    delivery's latency is the time from the publish to the delivery at the subscriber's
+    server: positive, and no longer than the time passed since the publish. Fig. 4, event 4
+    at D delivered to G4."""
+    k = kyra_fig4((("D", 4),))
+    (lat,) = k.metrics.delivery_latency_ms
+    assert 0.0 < lat <= k.engine.now - k.published_at["e0"]
+
+
 def test_figures_are_per_event_and_per_server_ratios() -> None:
     """docs/kyra.md "Figures": per event = total / events published; load balance =
     max / mean of events received over the servers. Fig. 4 with event 4 at D (D, E, B, G
