@@ -1,9 +1,12 @@
-"""Zones: non-overlapping continuous parts of one attribute's domain (Kyra §III.B, K-D1/K-D2).
+"""Zones: non-overlapping continuous parts of the content space (Kyra §III.B, K-D1/K-D2,
+K-D17, K-D18 in docs/kyra.md).
 
-A zone is the half-open interval [lo, hi), the last one of a partition closed [lo, hi], so that
-every value of the domain lies in exactly one zone of a partition (decision K-D1). The default
-partition is equal-width; on an int domain the parts are ceil-sized first, which reproduces
-Fig. 4 (0-9 into 3 parts: 0-3, 4-6, 7-9; into 2: 0-4, 5-9) (decision K-D2).
+A zone on one attribute is the half-open interval [lo, hi), the last one of a partition closed
+[lo, hi], so that every value of the domain lies in exactly one zone of a partition (decision
+K-D1); on several attributes it is a box, one such interval per attribute (`Box`, K-D18). The
+default partition is balanced by the subscriptions' load (`Partitioner`, K-D17); the
+equal-width one (`equal_width`) cuts an int domain into ceil-sized parts first, which
+reproduces Fig. 4 (0-9 into 3 parts: 0-3, 4-6, 7-9; into 2: 0-4, 5-9) (decision K-D2).
 """
 
 from __future__ import annotations
