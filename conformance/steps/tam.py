@@ -712,6 +712,18 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
                 bare = copy.deepcopy(s.pre)
                 bare["node"]["groups"] = []
                 yield Case("unsubscribe", f"{i:04d}-notmember", bare, s.input)
+        config = s.pre["context"]["config"]
+        deadline = config.get("seen_deadline_ms")
+        member = any(g["member"] and g["key"] == s.input.get("key") for g in
+                     s.pre["node"]["groups"]) if system == "tam" else False  # fmt: skip
+        if (member and deadline is not None and config.get("index_policy") == "all"
+                and s.input.get("type") == "ScribeMulticast"):  # fmt: skip
+            # §3.6, T7: a copy seen exactly `deadline` ms ago is still a duplicate
+            for label, age in (("atdeadline", deadline), ("pastdeadline", deadline + 1)):
+                x = copy.deepcopy(s.pre)
+                x["context"]["now"] = float(max(int(x["context"]["now"]), age))  # exact
+                x["node"]["seen"][s.input["event"]["id"]] = x["context"]["now"] - age
+                yield Case("ScribeMulticast", f"{i:04d}-{label}", x, s.input)
         if system == "tam" and s.input.get("type") == "ScribeLeave":
             # a LEAVE for a group the peer holds no state of (already pruned): ignored
             bare = copy.deepcopy(s.pre)
