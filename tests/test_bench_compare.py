@@ -132,6 +132,8 @@ def test_committed_page_has_every_system_and_workload() -> None:
             # two tables (traffic, load) per profile
             assert len(rows) == 2 * len(bc.DEFAULT_PROFILES), (w, s)
     assert "DISAGREE" not in text
+    # the page is the code's: its fixed parts are the current ones
+    assert bc.READING in text and "\n".join(bc.classification()) in text
     assert "comparison.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
