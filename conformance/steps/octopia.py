@@ -732,6 +732,25 @@ def _crafted(system: str, steps: list[Step]) -> Iterator[Case]:
         }
         if len(secondary & set(targets)) < 2:  # IDR's cases differ from SNR's with 2 iLinks
             variants = {}
+        came = s.input.get("from")
+        down = [nb for nb in s.pre["context"]["primary"] if nb != came]
+        if len(down) >= 2 and secondary & set(targets) and "twoalinks" not in done:
+            # case (ii)/(iii) with two target aLinks (a subscription down each, §VII): the
+            # CIV-N rides the least loaded one, the other copy is plain
+            done.add("twoalinks")
+            pre = copy.deepcopy(s.pre)
+            schema = s.input["event"]["schema"]
+            extra = [{"sub": {"id": f"s-via-{nb}", "subscriber": f"c-via-{nb}",
+                              "schema": schema, "predicates": []}, "last_hop": nb}
+                     for nb in down]  # fmt: skip
+            if system == "tid":
+                extra = [{**e, "tid": s.sent[0]["fields"]["message"]["tid"]} for e in extra]
+            prt = [*pre["node"]["prt"], *extra]
+            pre["node"]["prt"] = sorted(prt, key=lambda p: (p["sub"]["id"], p.get("tid", "")))
+            for t in targets:
+                if t in secondary:
+                    pre["context"]["links"][t]["overloaded"] = True
+            yield Case(kind, f"{i:04d}-twoalinks", pre, s.input)
         for label, over in variants.items():
             key = f"{label}-{len(targets)}"
             if not over or key in done:
