@@ -7,7 +7,7 @@ _ANNOTATION = (
 )
 
 EQUIVALENT: dict[tuple[str, str, int, int], str] = {
-    ("reference/kyra/base.py", "core/NumberReplacer", 209, 34): (
+    ("reference/kyra/base.py", "core/NumberReplacer", 234, 34): (
         "the default of max(recv, default=...) is read only when recv is empty; the expression "
         "is evaluated only when mean_recv = sum(recv) / n is non-zero, hence recv non-empty "
         "(and with recv empty mean_recv is 0 and the line prints 0.0 in both versions)"
@@ -23,9 +23,9 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "unreachable, as for the AddNot mutant at 76:22: with linkage not max every pair of "
         "current cliques is in the proximity matrix, so da and db are never None"
     ),
-    ("reference/kyra/mcgroups.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 128, 71): _ANNOTATION,
-    ("reference/kyra/siena.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 84, 53): _ANNOTATION,
-    ("reference/kyra/mcgroups.py", "core/NumberReplacer", 48, 15): (
+    ("reference/kyra/mcgroups.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 129, 71): _ANNOTATION,
+    ("reference/kyra/siena.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 102, 53): _ANNOTATION,
+    ("reference/kyra/mcgroups.py", "core/NumberReplacer", 49, 15): (
         "the initial `assign` is only compared with the first round's assignment, whose groups "
         "are all >= 0, so [-1]*n and [-2]*n are both unequal to it unless n = 0, where both are "
         "[] (and k = 0); it is returned unchanged only with rounds = 0, which the codec rejects "
@@ -33,7 +33,7 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "then it would only relabel the single group, and a group number is observable nowhere "
         "(4 bytes in every message size, absent from the event log and from describe())"
     ),
-    ("reference/kyra/mcgroups.py", "core/ReplaceBinaryOperator_Add_Sub", 70, 79): (
+    ("reference/kyra/mcgroups.py", "core/ReplaceBinaryOperator_Add_Sub", 71, 79): (
         "|v| (an exact small integer) is the same for every centre g, so adding or subtracting "
         "it shifts every d_g by the same amount and leaves the argmin over g and the ties "
         "unchanged; in floating point both versions compute fl(X_g) first and add or subtract "
@@ -42,10 +42,11 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "distinct exact distances differ by at least 1/cells^4 (centres are means over at most "
         "mc_cells cells)"
     ),
-    ("reference/kyra/zones.py", "core/NumberReplacer", 64, 12): (
+    ("reference/kyra/zones.py", "core/NumberReplacer", 86, 12): (
         "i = bisect_right(los, x) - 1 >= -1; the clamp matters only at i = -1, i.e. x below the "
         "partition's first lo: the original checks zones[0], the mutant zones[-1], and neither "
-        "contains x (x < zones[0].lo <= zones[-1].lo), so both raise the same ValueError "
+        "contains x (x < zones[0].lo <= zones[-1].lo, or zones[-1] is an empty padding zone "
+        "that contains nothing), so both raise the same ValueError "
         "(with no zones both raise IndexError)"
     ),
 }

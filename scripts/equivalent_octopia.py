@@ -15,7 +15,7 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "does adj[a].add(b), adj[b].add(a) on a dict keyed by the vertices and raises KeyError "
         "for such an edge, so problem() never sees one; both versions then test a == b alone"
     ),
-    ("reference/octopia/system.py", "core/NumberReplacer", 288, 16): (
+    ("reference/octopia/system.py", "core/NumberReplacer", 376, 16): (
         "`n = max(1, len(srt))` -> `max(0, ...)` differs only with no broker at all; a SCOT "
         "always has one: Scot(factor, m) (G_A x K_m) raises unless the acyclic factor has a "
         "vertex (AcyclicFactor.problem: 'no vertex') and m >= 1, so there are at least one "

@@ -255,12 +255,13 @@ def test_figures_of_a_run_without_subscriptions_report_zero(cls: type[_TamBase])
     scheme (§3.2), no home node holds one (max load 0): a maximum over nothing is 0, the empty
     count, not 1 or -1."""
     system = _sys(cls)
-    system.publish(Event("e1", "n7", "t", (("x", 1.0), ("y", 1.0))), 1)
-    system.run_to_quiescence()
-    lines = system.figures()
-    assert lines[1].startswith("keys per subscription: mean 0.00, max 0;")
-    if cls is TamBasicSystem:
-        assert lines[2] == "home nodes: 0 hold subscriptions, max load 0"
+    for step in ("before any operation", "after a publication"):
+        lines = system.figures()
+        assert lines[1].startswith("keys per subscription: mean 0.00, max 0;"), step
+        if cls is TamBasicSystem:
+            assert lines[2] == "home nodes: 0 hold subscriptions, max load 0", step
+        system.publish(Event("e1", "n7", "t", (("x", 1.0), ("y", 1.0))), 1)
+        system.run_to_quiescence()
 
 
 def test_only_the_root_handovers_join_is_observed_as_a_handover() -> None:
