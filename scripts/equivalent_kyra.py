@@ -42,6 +42,13 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "distinct exact distances differ by at least 1/cells^4 (centres are means over at most "
         "mc_cells cells)"
     ),
+    ("reference/kyra/zones.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 119, 42): _ANNOTATION,
+    ("reference/kyra/zones.py", "core/NumberReplacer", 237, 40): (
+        "`ranges[d][0]` -> `ranges[d][-1]` (a range is the pair (lo, hi)) is read only when "
+        "b0 <= a0 for _range_span(attr, lo, hi): on an int attribute b0 = hi + 1 > lo = a0 "
+        "never, on a float one float(hi) <= float(lo) with lo <= hi (the model's predicate "
+        "check) means lo == hi, so z.contains(lo) and z.contains(hi) are the same test"
+    ),
     ("reference/kyra/zones.py", "core/NumberReplacer", 86, 12): (
         "i = bisect_right(los, x) - 1 >= -1; the clamp matters only at i = -1, i.e. x below the "
         "partition's first lo: the original checks zones[0], the mutant zones[-1], and neither "

@@ -354,3 +354,17 @@ def test_mcgroups_describe_shows_the_six_largest_groups() -> None:
     m = McGroupsSystem(trace)
     assert m.group_of_cell["fig"] == list(range(7))
     assert m.describe() == "system mcgroups: 7 servers, 7 groups (members [7, 6, 5, 4, 3, 2])"
+
+
+def test_balanced_zones_on_two_attributes_balance_each_box_by_its_own_load() -> None:
+    """K-D17 with K-D18 (docs/kyra.md; Cao & Singh §III.B, "non-overlapping continuous zones
+    with balanced load"): cut along x then y, each part of the cut on y balances the load of
+    the subscriptions inside its own x part, not of all of them. Eight point subscriptions,
+    four near (0, 0) and four near (9, 9), in four zones: two in each."""
+    from pubsub_spec.reference.kyra.zones import Partitioner
+
+    attrs = (Attribute("x", "int", 0, 9), Attribute("y", "int", 0, 9))
+    corners = [(0, 0), (1, 0), (0, 1), (1, 1), (8, 8), (9, 8), (8, 9), (9, 9)]
+    load = tuple(((x, x), (y, y)) for x, y in corners)
+    boxes = Partitioner(attrs, load, True).partition(4)
+    assert [sum(b.contains(p) for p in corners) for b in boxes] == [2, 2, 2, 2]
