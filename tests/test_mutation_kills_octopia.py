@@ -463,3 +463,17 @@ def test_installation_latency_is_the_time_until_the_last_message_arrives(kind: s
     assert len(lat) == subs  # once per subscription, each installed
     assert all(0.0 <= x <= system.engine.now for x in lat)
     assert max(lat) > 0.0  # installation takes messages, hence time
+
+
+def test_a_notification_finds_the_queue_length_ahead_of_it() -> None:
+    """O-QUEUE (docs/octopia.md): a FIFO output queue per directed link, each notification
+    taking `service_ms` to leave; the mean q the benchmark prints is the number of
+    notifications each one finds ahead of it on arrival: 0, 1, 2 for three arrivals at once,
+    0 again once the queue has drained."""
+    from pubsub_spec.reference.octopia.routing import OutputQueue
+
+    q = OutputQueue(10.0)
+    assert [q.enqueue(0.0) for _ in range(3)] == [10.0, 20.0, 30.0]
+    assert (q.q_seen, q.enqueued) == (0 + 1 + 2, 3)
+    assert q.enqueue(100.0) == 110.0
+    assert (q.q_seen, q.enqueued) == (3, 4)
