@@ -49,6 +49,16 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "never, on a float one float(hi) <= float(lo) with lo <= hi (the model's predicate "
         "check) means lo == hi, so z.contains(lo) and z.contains(hi) are the same test"
     ),
+    ("reference/kyra/zones.py", "core/NumberReplacer", 254, 35): (
+        "`points.get(x, 0.0)` -> `points.get(x, -1.0)` in the test `acc + points(x) >= target "
+        "and x > lo` changes it only at an x > lo with no point load where acc >= target. The "
+        "load always holds the pseudo-subscription over the whole domain (K-D17), whose "
+        "density covers the box on (lo, hi) with weight > 0 (its share of every other "
+        "dimension of a non-empty box), so rho > 0 at every x > lo; there the first test "
+        "`rho > 0 and acc + rho (x - prev) >= target` has returned whenever acc reaches the "
+        "target, so the second test sees acc < target, and without a point load at x it is "
+        "false in both versions (4,000 random loads, float and int, gave equal partitions)"
+    ),
     ("reference/kyra/zones.py", "core/NumberReplacer", 86, 12): (
         "i = bisect_right(los, x) - 1 >= -1; the clamp matters only at i = -1, i.e. x below the "
         "partition's first lo: the original checks zones[0], the mutant zones[-1], and neither "
