@@ -16,9 +16,20 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
         "for such an edge, so problem() never sees one; both versions then test a == b alone"
     ),
     ("reference/octopia/system.py", "core/NumberReplacer", 376, 16): (
-        "`n = max(1, len(srt))` -> `max(0, ...)` differs only with no broker at all; a SCOT "
-        "always has one: Scot(factor, m) (G_A x K_m) raises unless the acyclic factor has a "
-        "vertex (AcyclicFactor.problem: 'no vertex') and m >= 1, so there are at least one "
-        "broker and one SRT, and both versions give n = len(srt)"
+        "`n = max(1, len(srt))` -> `max(0, ...)` or `max(2, ...)` differs only with fewer "
+        "than two brokers; a SCOT always has two or more: the system builds Scot(factor, m) "
+        "(G_A x K_m) from config.factor() = AcyclicFactor.from_edges(acyclic_edges), which "
+        "has no vertex without an edge (AcyclicFactor.problem: 'no vertex', raised) and two "
+        "with one, and m >= 1, so len(srt) >= 2 and both versions give n = len(srt)"
+    ),
+    ("reference/octopia/system.py", "core/NumberReplacer", 332, 15): (
+        "BrokerNetwork.match_entries (0 -> -1) is never called: both subclasses, "
+        "OctopiaSystem and TidSystem (the only ones), override it"
+    ),
+    ("reference/octopia/system.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 556, 49): (
+        _ANNOTATION
+    ),
+    ("reference/octopia/system.py", "core/ReplaceBinaryOperator_BitOr_BitAnd", 590, 57): (
+        _ANNOTATION
     ),
 }

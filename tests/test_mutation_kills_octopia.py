@@ -477,3 +477,33 @@ def test_a_notification_finds_the_queue_length_ahead_of_it() -> None:
     assert (q.q_seen, q.enqueued) == (0 + 1 + 2, 3)
     assert q.enqueue(100.0) == 110.0
     assert (q.q_seen, q.enqueued) == (3, 4)
+
+
+def test_tid_reports_its_tables_when_an_observer_is_set() -> None:
+    """Setting an observer reports the state built before it was set as `state` observations
+    with `initial` true (reference/octopia/system.py, conformance/OBSERVATIONS.md): for TID
+    every SRT entry (`srt-add`) and every (s, TID) entry of the PRT (`prt-add`)."""
+    from pubsub_spec.reference.sim.observe import Observation
+
+    net = _net(TidSystem, {"p": ("a", 0), "c1": ("c", 2), "c2": ("b", 1)})
+    net.advertise("p", Advertisement("ad", "p", "q", (Predicate("v", 0, 100),)))
+    net.subscribe(_qsub("s1", "c1"), 1)
+    net.subscribe(_qsub("s2", "c2"), 2)
+    net.run_to_quiescence()
+    log: list[Observation] = []
+    net.observer = log.append
+    names = [o.name for o in log if o.fields.get("initial") is True]
+    assert names.count("srt-add") == sum(net.srt_sizes()) == 9
+    assert names.count("prt-add") == sum(net.prt_sizes()) > 0
+
+
+def test_codec_m_is_an_int_from_1_to_64() -> None:
+    """The `octopia-*` section's `m` (conformance/FORMAT.md v2; the clusters K_m of the SCOT
+    G_A x K_m, OctopiA §V): an int in [1, 64]; m = 1, one broker per acyclic vertex, is a SCOT
+    too, 0 and 65 are rejected naming the field."""
+    codec = OctopiaCodec("octopia-snr")
+    assert codec.parse({"m": 1}, "line 1", ()).m == 1
+    assert codec.parse({"m": 64}, "line 1", ()).m == 64
+    for bad in (0, 65):
+        with pytest.raises(InputError, match="m"):
+            codec.parse({"m": bad}, "line 1", ())
