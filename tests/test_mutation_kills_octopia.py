@@ -498,9 +498,9 @@ def test_tid_reports_its_tables_when_an_observer_is_set() -> None:
 
 
 def test_codec_m_is_an_int_from_1_to_64() -> None:
-    """The `octopia-*` section's `m` (conformance/FORMAT.md v2; the clusters K_m of the SCOT
-    G_A x K_m, OctopiA §V): an int in [1, 64]; m = 1, one broker per acyclic vertex, is a SCOT
-    too, 0 and 65 are rejected naming the field."""
+    """The `octopia-*` section's `m`, the clusters K_m of the SCOT G_A x K_m (OctopiA §V; a
+    SCOT needs m >= 1, reference/octopia/scot.py): an int in [1, 64]; m = 1, one broker per
+    acyclic vertex, is a SCOT too, 0 and 65 are rejected naming the field."""
     codec = OctopiaCodec("octopia-snr")
     assert codec.parse({"m": 1}, "line 1", ()).m == 1
     assert codec.parse({"m": 64}, "line 1", ()).m == 64
