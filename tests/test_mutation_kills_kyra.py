@@ -368,3 +368,21 @@ def test_balanced_zones_on_two_attributes_balance_each_box_by_its_own_load() -> 
     load = tuple(((x, x), (y, y)) for x, y in corners)
     boxes = Partitioner(attrs, load, True).partition(4)
     assert [sum(b.contains(p) for p in corners) for b in boxes] == [2, 2, 2, 2]
+
+
+def test_a_part_too_narrow_to_cut_gives_the_empty_zone() -> None:
+    """K-D16 with K-D17 (reference/kyra/zones.py, Partitioner: "A part that cannot be cut on
+    any attribute ... gives the members beyond it the empty zone"): a float span with no
+    representable value strictly inside (2^53 - 8 .. 2^53 + 2 has spacing 1, then 2) in 8
+    balanced parts: every part left over is `Partitioner.empty()`, never a zero-width cut
+    [c, c) at the part's low end, and the non-empty parts still partition the domain."""
+    from pubsub_spec.reference.kyra.zones import Partitioner
+
+    big = 2.0**53
+    attr = Attribute("x", "float", big - 8, big + 2)
+    p = Partitioner((attr,), (), True)
+    boxes = p.partition(8)
+    assert len(boxes) == 8 and any(b.empty for b in boxes)
+    assert all(b == p.empty() for b in boxes if b.empty)
+    for v in (big - 8, big - 5, big - 1, big, big + 2):
+        assert sum(b.contains((v,)) for b in boxes) == 1, v
