@@ -26,7 +26,7 @@ from pubsub_spec.conformance.protocol_rules import FAMILY_RULES, generic
 from pubsub_spec.conformance.protocol_rules.base import Deviation, Observed, ObservedRun
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.sim.observe import Observation
-from pubsub_spec.reference.sim.system import Variant
+from pubsub_spec.reference.sim.system import System, Variant
 
 if TYPE_CHECKING:
     from pubsub_spec.conformance.adapter import AdapterOutcome
@@ -81,13 +81,17 @@ def claim_of(builtin: str) -> str | None:
 def observed_run(builtin: str, trace: Trace) -> ObservedRun:
     """The built-in variant's run of `trace` with every observation it reports (module doc).
     ValueError for a built-in that claims no system."""
-    from pubsub_spec.reference.sim.run import Driver
-
     system_name = claim_of(builtin)
     if system_name is None:
         raise ValueError(f"built-in {builtin!r} claims no system (OBSERVATIONS.md)")
-    make = _variants()[builtin][1].make
-    system = make(trace)
+    return observe(_variants()[builtin][1].make(trace), trace, system_name)
+
+
+def observe(system: System[Any], trace: Trace, claim: str) -> ObservedRun:
+    """Drive `system` through `trace` (reference.sim.run.Driver) with an observer that records
+    each observation under the seq of the op being applied; the run claims `claim`."""
+    from pubsub_spec.reference.sim.run import Driver
+
     log: list[Observed] = []
     seq = 0
 
@@ -100,7 +104,7 @@ def observed_run(builtin: str, trace: Trace) -> ObservedRun:
         seq = op.seq
         driver.apply(op)
     result = driver.finish()
-    return ObservedRun(system_name, trace, tuple(log), tuple(result.deliveries))
+    return ObservedRun(claim, trace, tuple(log), tuple(result.deliveries))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import pytest
 
 from pubsub_spec.conformance.faults import default_traces
 from pubsub_spec.conformance.generators import GENERATORS
-from pubsub_spec.conformance.observed import judge_protocol, observed_run
+from pubsub_spec.conformance.observed import judge_protocol, observe, observed_run
 from pubsub_spec.conformance.protocol_rules.base import Observed, ObservedRun
 from pubsub_spec.conformance.protocol_rules.kyra import DISSEMINATION, RULES, STATES, SUBSCRIPTION
 from pubsub_spec.conformance.traceio import read_trace
@@ -482,19 +482,7 @@ def test_builtins_conform_at_the_protocol_level_on_the_committed_vectors() -> No
 
 # -- the paper's worked examples, observed ---------------------------------------------------
 def _observed_system(system: KyraSystem | SienaSystem, trace: Trace, name: str) -> ObservedRun:
-    log: Log = []
-    seq = 0
-
-    def record(obs: Observation) -> None:
-        log.append(Observed(seq, obs))
-
-    system.observer = record
-    driver = Driver(trace, system)
-    for op in trace.ops:
-        seq = op.seq
-        driver.apply(op)
-    result = driver.finish()
-    return ObservedRun(name, trace, tuple(log), tuple(result.deliveries))
+    return observe(system, trace, name)
 
 
 def _event_hops(run: ObservedRun) -> list[tuple[str, str, str]]:
@@ -550,21 +538,9 @@ def _grafting_run(generator: str, index: int) -> ObservedRun:
     others graft their servers onto the groups' trees (GroupJoin) while the trace runs."""
     trace = GENERATORS[generator](1, index, "small")
     known = tuple(op for op in trace.ops if not isinstance(op, Subscribe) or op.seq % 3 == 0)
-    system = McGroupsSystem(dataclasses.replace(trace, ops=known))
-    log: Log = []
-    seq = 0
-
-    def record(obs: Observation) -> None:
-        log.append(Observed(seq, obs))
-
-    system.observer = record
-    driver = Driver(trace, system)
-    for op in trace.ops:
-        seq = op.seq
-        driver.apply(op)
-    result = driver.finish()
-    assert compare(expected_deliveries(trace), result.deliveries).agree
-    return ObservedRun("mcgroups", trace, tuple(log), tuple(result.deliveries))
+    run = observe(McGroupsSystem(dataclasses.replace(trace, ops=known)), trace, "mcgroups")
+    assert compare(expected_deliveries(trace), list(run.deliveries)).agree
+    return run
 
 
 @pytest.mark.parametrize(("generator", "index"), [("uniform", 0), ("partial-lenient", 1)])
