@@ -16,58 +16,15 @@ checked against each other on every pair)."""
 from __future__ import annotations
 
 import hashlib
-import re
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
+from pubsub_spec.conformance.steps import model_graph
 from pubsub_spec.conformance.steps.base import JSON, Case, canonical
 
+available = model_graph.available
+
 N = 5  # nodes of the model, as its CI bound in spec/manifest.json (digests 0..4, MaxFail 1)
-
-
-def available() -> bool:
-    return shutil.which("tla") is not None
-
-
-def _value(text: str) -> Any:
-    """A value of the checker's state labels: integers, booleans, sets {..}, tuples <<..>>."""
-    tokens = re.findall(r"<<|>>|[{},]|-?\d+|true|false|\"[^\"]*\"", text)
-    pos = 0
-
-    def parse() -> Any:
-        nonlocal pos
-        tok = tokens[pos]
-        pos += 1
-        if tok in ("{", "<<"):
-            close = "}" if tok == "{" else ">>"
-            items = []
-            while tokens[pos] != close:
-                items.append(parse())
-                if tokens[pos] == ",":
-                    pos += 1
-            pos += 1
-            return frozenset(items) if tok == "{" else tuple(items)
-        if tok in ("true", "false"):
-            return tok == "true"
-        if tok.startswith('"'):
-            return tok[1:-1]
-        return int(tok)
-
-    return parse()
-
-
-def _states(dot: str) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str, str]]]:
-    states: dict[str, dict[str, Any]] = {}
-    for sid, label in re.findall(r'^\s*(s\d+) \[label="(.*)"\];$', dot, re.M):
-        fields = dict(part.split("=", 1) for part in label.split("\\n"))
-        states[sid] = {k: _value(v) for k, v in fields.items()}
-    edges = re.findall(r'^\s*(s\d+) -> (s\d+) \[label="(\w+)"\];$', dot, re.M)
-    return states, edges
 
 
 def _digest(address: str) -> int:
@@ -105,15 +62,8 @@ def _highest(a: int, b: int) -> int:
 def cases(apply: Any) -> Iterator[Case]:
     """The distinct model-derived cases (`apply`: the LBDD handler, to check each against the
     model's targets)."""
-    spec = Path(str(resources.files("pubsub_spec") / "spec" / "lbdd"))
-    with tempfile.TemporaryDirectory() as tmp:
-        dot_file = Path(tmp) / "lbdd.dot"
-        subprocess.run(
-            ["tla", str(spec / "MCLBDD.tla"), "--config", str(spec / "MCLBDD.cfg"),
-             "-c", f"N={N}", "--export-dot", str(dot_file), "--dot-mode", "full"],
-            check=True, capture_output=True, text=True,
-        )  # fmt: skip
-        states, edges = _states(dot_file.read_text())
+    graph = model_graph.export("lbdd/MCLBDD.tla", "lbdd/MCLBDD.cfg", {"N": str(N)})
+    states, edges = graph.states, graph.edges
     names = concrete_names(list(range(N)))  # MCDig: node i has digest i - 1
     members = sorted(names[i] for i in range(2, N + 1))
     seen: set[str] = set()
