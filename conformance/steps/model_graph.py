@@ -23,6 +23,13 @@ from typing import Any
 State = dict[str, Any]
 
 
+class Record(dict[str, Any]):
+    """A TLA+ record: a dict that can be an element of a set (a frozenset)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+
 def available() -> bool:
     """Whether the TLA+ checker is installed (`bash scripts/setup.sh` installs it)."""
     return shutil.which("tla") is not None
@@ -57,7 +64,7 @@ def value(text: str) -> Any:
                 if tokens[pos] == ",":
                     pos += 1
             pos += 1
-            return record
+            return Record(record)
         if tok == "(":
             inner = parse()
             pos += 1  # )
@@ -92,6 +99,7 @@ def parse_dot(dot: str) -> tuple[dict[str, State], list[tuple[str, str, str]]]:
     an exported state graph."""
     states: dict[str, State] = {}
     for sid, label in re.findall(r'^\s*(s\d+) \[label="(.*)"\];$', dot, re.M):
+        label = label.replace('\\"', '"')  # a string value's quotes are escaped in the label
         fields = dict(part.split("=", 1) for part in label.split("\\n"))
         states[sid] = {k: value(v) for k, v in fields.items()}
     edges = re.findall(r'^\s*(s\d+) -> (s\d+) \[label="(\w+)"\];$', dot, re.M)
