@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pubsub_spec.conformance.protocol import observation_to_json
+from pubsub_spec.conformance.steps import kyra_model
 from pubsub_spec.conformance.steps.base import (
     JSON,
     Case,
@@ -1031,6 +1032,14 @@ class KyraSteps(_BrokerSteps):
     base = KyraSystem
     harness = _KyraHarness
     handlers = KYRA_HANDLERS
+
+    def candidates(self) -> Iterator[Case]:
+        yield from candidates(self.name)
+        if kyra_model.available():  # every distinct one-server (state, action) of MCKyraRouting
+            yield from kyra_model.cases(self.apply)
+
+    def keep(self, case: Case) -> bool:
+        return case.name.startswith("model-")
     coverage = (
         ("reference/kyra/system.py", ("subscribe", "unsubscribe", "publish", "handle",
                                       "_on_sub_move", "_on_propagate", "_route",
