@@ -55,9 +55,12 @@ def test_a_harness_that_loses_state_is_caught(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize("system", NAMES)
 def test_the_committed_vectors_are_the_generators(system: str) -> None:
     """Freshness: regenerated from the current reference, byte for byte."""
+    from pubsub_spec.conformance.steps import kyra_model
+
     chosen = list(choose(SYSTEMS[system]))
+    model = kyra_model.available()  # the model-derived cases need the TLA+ checker
     assert sorted((c.handler, c.name) for c, _ in chosen) == sorted(
-        (v.handler, v.case) for v in VECTORS[system]
+        (v.handler, v.case) for v in VECTORS[system] if model or not v.case.startswith("model-")
     )
     for case, outcome in chosen:
         where = root() / system / case.handler / case.name
