@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from pubsub_spec.conformance.protocol import observation_to_json
+from pubsub_spec.conformance.steps import octopia_model
 from pubsub_spec.conformance.steps.base import (
     JSON,
     Case,
@@ -944,7 +945,14 @@ class _OctopiaSteps(StepSystem):
         return run_step(self.name, pre, step_input, self.cls)
 
     def candidates(self) -> Iterator[Case]:
-        return candidates(self.name)
+        yield from candidates(self.name)
+        if self.name in octopia_model.MODELS and octopia_model.available():
+            # every distinct (state, action) of spec/octopia/MCScotRouting.tla at its CI bound,
+            # each checked against this system's handlers (docs/steps.md)
+            yield from octopia_model.cases(self.name, self.apply)
+
+    def keep(self, case: Case) -> bool:
+        return case.name.startswith("model-")
 
     def schema(self) -> dict[str, JSON]:
         from pubsub_spec.conformance.steps.octopia_schema import schema
