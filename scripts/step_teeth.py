@@ -263,6 +263,13 @@ def hand_written() -> Iterator[tuple[str, str, StepSystem]]:
         yield system.name, name, system
 
 
+_KYRA_HI = "if z.hi < a_hi or (z.hi == a_hi and not z.closed):"
+KYRA_HELLY = (
+    "reached only for a server on tree t (its zone meets Y_t, §III) with an extent meeting "
+    "both zones: intervals meeting pairwise share a point (Helly, per cut attribute), so the "
+    "answer is True, the mutant's too (tests/test_steps_model_kyra.py tries every order)"
+)
+
 # Survivors that cannot change a handler's behaviour, with the argument (docs/mutation.md keeps
 # its equivalent mutants the same way): (module, function, what) -> why.
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -285,6 +292,15 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ("reference/lbdd/algorithms.py", "bucket_construction", "Gt -> GtE",
      "elif b > self_no:  # only farther nodes are candidates for the next hop"):
         "b == self_no is taken by the branch before (elif)",
+    ("reference/kyra/filters.py", "_common", "Gt -> GtE", "if z.lo > a_lo:"):
+        "a_lo = z.lo when z.lo == a_lo changes nothing",
+    ("reference/kyra/filters.py", "_common", "condition negated", "if z.lo > a_lo:"):
+        KYRA_HELLY,
+    ("reference/kyra/filters.py", "_common", "condition negated", _KYRA_HI): KYRA_HELLY,
+    ("reference/kyra/filters.py", "_common", "Lt -> LtE", _KYRA_HI): KYRA_HELLY,
+    ("reference/kyra/filters.py", "_common", "Eq -> NotEq", _KYRA_HI): KYRA_HELLY,
+    ("reference/kyra/filters.py", "_common", "Lt -> LtE",
+     "return a_lo < a_hi or (closed and a_lo == a_hi)"): KYRA_HELLY,
 }  # fmt: skip
 
 

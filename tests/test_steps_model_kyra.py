@@ -4,7 +4,12 @@ spec/kyra/MCKyraRouting.tla at its CI bound, each checked against the reference.
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
+import sys
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,8 +17,10 @@ from pubsub_spec.conformance.steps import kyra_model
 from pubsub_spec.conformance.steps.base import Case, canonical
 from pubsub_spec.conformance.steps.kyra import SYSTEMS, KyraSteps
 from pubsub_spec.conformance.steps.vectors import load, root
+from pubsub_spec.reference.kyra import filters
 from pubsub_spec.reference.kyra.messages import SubPropagate
-from pubsub_spec.reference.kyra.system import KyraSystem
+from pubsub_spec.reference.kyra.system import KyraSystem, _zones_overlap
+from pubsub_spec.reference.kyra.zones import Box, Zone
 
 KYRA = SYSTEMS["kyra"]
 COUNT = 132  # distinct one-server (state, action) pairs of MCKyraRouting at its CI bound
@@ -103,3 +110,74 @@ def test_without_the_checker_no_model_case_is_a_candidate(
     assert list(KYRA.candidates()) == [] and calls == []
     monkeypatch.setattr(kyra_model, "available", lambda: True)
     assert list(KYRA.candidates()) == [] and calls == [1]
+
+
+# -- teeth: scripts/step_teeth.py on the Kyra handlers -----------------------------------------
+
+
+@pytest.fixture
+def teeth(monkeypatch: pytest.MonkeyPatch) -> Any:
+    path = Path(__file__).parent.parent / "scripts" / "step_teeth.py"
+    spec = importlib.util.spec_from_file_location("step_teeth", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "step_teeth", module)  # its dataclasses look it up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_kyra_vectors_kill_the_handler_mutants(teeth: Any) -> None:
+    """At least 95 % of the operator mutants of Kyra's handler functions not argued
+    equivalent are killed by the step vectors alone (docs/steps.md, "Teeth")."""
+    mine = load(only=("kyra",))
+    mutants = list(teeth.operator_mutants(KYRA))
+    survivors = []
+    for m in mutants:
+        undo = m.apply()
+        try:
+            if teeth.killed(KYRA, mine) is None:
+                survivors.append(m)
+        finally:
+            undo()
+    equivalent = [m for m in survivors if teeth._key(m) in teeth.EQUIVALENT]
+    real = [m for m in survivors if m not in equivalent]
+    assert len(mutants) > 40 and len(real) <= 0.05 * (len(mutants) - len(equivalent)), real
+    v = mine[0]  # the handlers are restored
+    assert canonical(KYRA.apply(v.pre, v.input).sends) == canonical(v.expected.sends)
+
+
+def _meeting_pairwise() -> list[tuple[list[Zone], int, int]]:
+    """Every (zones, lo, hi) as `nonempty` hands them to `_common` from `_on_sub_move` on a
+    layout of §III, over bounds 0..5 (every order of the six bounds): the server's zone Z and
+    the tree's Y meet (the server is on the tree, `_zones_overlap`), the extent [lo, hi] meets
+    each; both orders of the zones."""
+    vals = range(6)
+    zones = [Zone(a, b, c) for a in vals for b in vals for c in (False, True)
+             if a < b or (a == b and c)]  # fmt: skip
+    out = []
+    for lo, hi in itertools.product(vals, vals):
+        for z, y in itertools.product(zones, zones):
+            meet = lo <= hi and z.overlaps(lo, hi) and y.overlaps(lo, hi)
+            if meet and _zones_overlap(Box((z,)), Box((y,))):
+                out.append(([z, y], lo, hi))
+    return out
+
+
+def test_the_equivalent_kyra_mutants_answer_as_the_reference(teeth: Any) -> None:
+    """The survivors argued equivalent in `_common` (scripts/step_teeth.py, EQUIVALENT) answer
+    True wherever the reference is asked, as the reference does (Helly in one dimension); a
+    killed mutant of the same function answers False somewhere (the check tells them apart)."""
+    cases = _meeting_pairwise()
+    assert len(cases) > 10000 and all(filters._common(z, lo, hi) for z, lo, hi in cases)
+    verdicts = {}
+    for m in teeth.operator_mutants(KYRA):
+        if m.function != "_common":
+            continue
+        undo = m.apply()
+        try:
+            verdicts[teeth._key(m)] = all(filters._common(z, lo, hi) for z, lo, hi in cases)
+        finally:
+            undo()
+    argued = [k for k in verdicts if k in teeth.EQUIVALENT]
+    assert len(argued) == 6 and all(verdicts[k] for k in argued)
+    assert not all(verdicts.values())  # e.g. `closed and a_lo != a_hi`: a one-point extent
