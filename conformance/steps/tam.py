@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from pubsub_spec.conformance.protocol import observation_to_json
+from pubsub_spec.conformance.steps import tam_model
 from pubsub_spec.conformance.steps.base import (
     JSON,
     Case,
@@ -816,7 +817,14 @@ class _TamSteps(StepSystem):
         return run_step(self.name, pre, step_input, self.cls)
 
     def candidates(self) -> Iterator[Case]:
-        return candidates(self.name)
+        yield from candidates(self.name)
+        if self.name == "tam" and tam_model.available():
+            # every distinct one-peer (state, action) of spec/tam/MCScribe.tla (tam_model.py);
+            # tam-basic has no Scribe tree: the model maps onto none of its handlers
+            yield from tam_model.cases(self.apply)
+
+    def keep(self, case: Case) -> bool:
+        return case.name.startswith("model-")
 
     def schema(self) -> dict[str, JSON]:
         from pubsub_spec.conformance.steps.tam_schema import schema
