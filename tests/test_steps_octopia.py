@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from pubsub_spec.conformance.steps import octopia
+from pubsub_spec.conformance.steps import octopia, octopia_model
 from pubsub_spec.conformance.steps.base import StepInputError, canonical, first_difference
 from pubsub_spec.conformance.steps.octopia import SYSTEMS, IdrSteps, TidSteps, recorded
 from pubsub_spec.conformance.steps.vectors import choose, judge, load, root
@@ -42,8 +42,9 @@ def test_the_harness_does_what_the_network_does(system: str) -> None:
 def test_the_committed_vectors_are_the_generators(system: str) -> None:
     """Freshness: regenerated from the current reference, byte for byte."""
     chosen = list(choose(SYSTEMS[system]))
+    model = octopia_model.available()  # the model-derived cases need the TLA+ checker
     assert sorted((c.handler, c.name) for c, _ in chosen) == sorted(
-        (v.handler, v.case) for v in VECTORS[system]
+        (v.handler, v.case) for v in VECTORS[system] if model or not v.case.startswith("model-")
     )
     for case, outcome in chosen:
         where = root() / system / case.handler / case.name
