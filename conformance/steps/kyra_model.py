@@ -63,8 +63,7 @@ def _spec() -> Path:
 def bound() -> tuple[str, str, dict[str, str]]:
     """The model's module, cfg and CI constants (spec/manifest.json)."""
     manifest = json.loads((_spec() / "manifest.json").read_text())
-    rows = manifest if isinstance(manifest, list) else manifest["models"]
-    (row,) = [r for r in rows if r["name"] == MODEL]
+    (row,) = [r for r in manifest["models"] if r["name"] == MODEL]
     return row["module"], row["cfg"], dict(row["ci"]["constants"])
 
 
