@@ -713,6 +713,11 @@ def _draw_kyra(fid: str, runs: Runs, rows: Sequence[ClaimRow], path: Path) -> No
                 ax.hlines(y, gi - 0.45, gi + 0.45, colors="tab:red", linestyles="--", lw=1.5)
         label = f"criterion: uniform within\n±{FLAT:.0%} of Zipf"
         ax.plot([], [], "--", color="tab:red", label=label)
+    if fid == "C3":  # the criterion: Kyra's busiest server no busier than Siena's
+        crit = "criterion: Kyra ≤ Siena's\n(paper: \"balances\")"
+        for gi, y in enumerate(series["Siena"]):
+            ax.hlines(y, gi - 0.45, gi + 0.45, colors="tab:red", linestyles="--", lw=1.5,
+                      label=crit if gi == 0 else "_nolegend_")  # fmt: skip
     if fid == "C5" and "C5b waste skewed" in series:
         ws = series["C5b waste skewed"][-1]
         gi = len(groups) - 1
