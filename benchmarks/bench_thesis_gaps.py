@@ -4,9 +4,11 @@ concentration, latency level). Each experiment varies one thing on the thesis wo
 (Tables 4.1–4.3) and prints what it changes.
 
 Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
-         [--only multicast,cutoff,hotspot,latency,skew]
+         [--only multicast,cutoff,hotspot,latency,skew,probelevel]
 
-`skew` (G3) runs on the fast engine (reference/thesis/substrate_fast.py, the reference's run
+`probelevel` (G4, cause b) swaps RndLeafProbe's first level, an experiment switch of this
+benchmark only (`ProbeLevel`; the reference keeps D-PARAM's uniform [0, 10]). `skew` (G3) and
+`probelevel` run on the fast engine (reference/thesis/substrate_fast.py, the reference's run
 bit for bit), the others on the reference and its instrumented subclasses.
 """
 
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pubsub_spec.reference.common.model import qualified
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.thesis.config import (
     ThesisConfig,
@@ -29,11 +32,12 @@ from pubsub_spec.reference.thesis.config import (
     with_config,
 )
 from pubsub_spec.reference.thesis.figures import PROBE_TYPES, PUBLISH_TYPES
-from pubsub_spec.reference.thesis.messages import Message, ProbePub
+from pubsub_spec.reference.thesis.messages import Message, ProbePub, ProbeSub
 from pubsub_spec.reference.thesis.run import run_trace
 from pubsub_spec.reference.thesis.substrate import ReferenceSubstrate
 from pubsub_spec.reference.thesis.substrate_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.thesis.system import Peer, TwoDTreeSystem
+from pubsub_spec.reference.thesis.tree import StoredPoint
 from pubsub_spec.reference.thesis.workload import THESIS_PROFILES, thesis_trace
 
 # Relative delay penalty of Pastry routes with proximity neighbour selection (§2.1.2): a route's
@@ -92,6 +96,68 @@ class ProbeMeter(TwoDTreeSystem):
         super()._on_probe_pub(peer, msg)
 
 
+class ProbeLevel(FastTwoDTreeSystem):
+    """G4, cause (b): RndLeafProbe (thesis §3.3, Program 3.2 line 12) with its first level
+    drawn otherwise, every other rule the reference's. `mode`:
+    - "uniform-10": D-PARAM's uniform [0, 10], as the reference (a control: the same runs);
+    - "within-depth": uniform in [0, d], d the depth of the leaf that holds the point now (an
+      oracle view of the tree no peer has; it can undershoot, never overshoot);
+    - "leaf": d itself, the leaf's level (never a jump-back, never a walk down).
+    An overshoot shows as a ProbeSub jump-back (Program 3.2, lines 65-68), counted here."""
+
+    mode = "uniform-10"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.first_probes = 0  # one per point stored or removed
+        self.sub_jump_backs = 0  # of ProbeSub only (the reference counts region probes' too)
+
+    def _leaf_depth(self, qattr: str, path: str) -> int:
+        for level in range(len(path) + 1):
+            bits = path[:level]
+            node = self._node(self._home(self._key(qattr, bits)), qattr, bits)
+            if node is None or node.is_leaf:
+                return level
+        return len(path)
+
+    def _probe_for(self, peer: Peer, point: StoredPoint, remove: bool) -> None:
+        if self.mode == "uniform-10":
+            super()._probe_for(peer, point, remove)
+        else:
+            q = qualified(point.sub.schema, point.base)
+            depth = self._leaf_depth(q, point.path)
+            level = depth if self.mode == "leaf" else self.rng.randint(0, depth)
+            target = point.path[:level]
+            self.send_key(peer, self._key(q, target), ProbeSub(point, target, remove))
+        self.first_probes += 1
+
+    def _on_probe_sub(self, peer: Peer, msg: ProbeSub) -> None:
+        q = qualified(msg.point.sub.schema, msg.point.base)
+        if not msg.found and self._node(peer, q, msg.target) is None:
+            self.sub_jump_backs += 1
+        super()._on_probe_sub(peer, msg)
+
+
+def _probe_level_row(trace: Trace, config: ThesisConfig, mode: str) -> dict[str, float]:
+    cls = type(f"ProbeLevel_{mode}", (ProbeLevel,), {"mode": mode})
+    r = run_trace(with_config(trace, config), check=False, system_class=cls)
+    system = r.system
+    assert isinstance(system, ProbeLevel)
+    m = system.metrics
+    subs = max(1, len(system.subs))
+    lat = sorted(m.install_latency_ms)
+    return {
+        "install_ms": statistics.fmean(lat) if lat else 0.0,
+        "install_p90_ms": lat[int(0.9 * (len(lat) - 1))] if lat else 0.0,
+        "install_le_600": sum(1 for x in lat if x <= 600) / max(1, len(lat)),  # Fig. 4.1
+        "install_le_1000": sum(1 for x in lat if x <= 1000) / max(1, len(lat)),
+        "probe_sub_per_sub": m.sends["ProbeSub"] / subs,
+        "first_probes_per_sub": system.first_probes / subs,
+        "jump_backs_per_sub": system.sub_jump_backs / subs,
+        "max_depth": float(m.max_depth),
+    }
+
+
 def hotspot(trace: Trace, config: ThesisConfig, top: int = 3) -> list[str]:
     """G3: the busiest peers by probe bytes, the tree nodes they host that receive the most
     probes, and the probes received per event by tree depth."""
@@ -148,6 +214,11 @@ def _run(
         / max(1, m.bytes["ProbePub"] + m.bytes["ProbePubMulticast"]),
         "jump_backs_per_event": m.jump_backs / max(1, events),
         "delivery_ms": statistics.fmean(m.delivery_latency_ms) if m.delivery_latency_ms else 0.0,
+        # Fig. 4.3's shares: deliveries within 400 ms and 1 s
+        "delivery_le_400": sum(1 for x in m.delivery_latency_ms if x <= 400)
+        / max(1, len(m.delivery_latency_ms)),
+        "delivery_le_1000": sum(1 for x in m.delivery_latency_ms if x <= 1000)
+        / max(1, len(m.delivery_latency_ms)),
         "install_ms": statistics.fmean(m.install_latency_ms) if m.install_latency_ms else 0.0,
         "probe_sub_routes_per_sub": m.sends["ProbeSub"] / max(1, len(r.system.subs)),
         "pastry_hops_per_route": m.hops_per_send("ProbeSub"),
@@ -165,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--subs-per-node", type=float, default=5)
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--only", default="multicast,cutoff,hotspot,latency,skew")
+    p.add_argument("--only", default="multicast,cutoff,hotspot,latency,skew,probelevel")
     a = p.parse_args(argv)
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
     preset = thesis_preset(trace.schemas)
@@ -208,7 +279,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             r = _run(trace, config, cls)
             per_hop = f"  ms/hop {r['ms_per_hop']:.1f}" if r["ms_per_hop"] else ""
             print(
-                f"{label:<24} delivery {r['delivery_ms']:6.0f}  install {r['install_ms']:6.0f}"
+                f"{label:<24} delivery {r['delivery_ms']:6.0f}"
+                f" (<=400ms {r['delivery_le_400']:.0%}, <=1s {r['delivery_le_1000']:.0%})"
+                f"  install {r['install_ms']:6.0f}"
                 f"  ProbeSub routes/sub {r['probe_sub_routes_per_sub']:.2f}"
                 f"  hops/route {r['pastry_hops_per_route']:.2f}{per_hop}",
                 flush=True,
@@ -230,6 +303,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f" {r['probe_max_over_mean']:15.1f} {r['pub_max_over_mean']:13.1f}",
                     flush=True,
                 )
+    if "probelevel" in only:
+        print("\nRndLeafProbe's first level (G4, cause b): installation latency and sends")
+        print(f"{'cut-off':>8} {'PNS':>4} {'first level':>13} {'install ms':>11} {'p90':>6}"
+              f" {'ProbeSub/sub':>13} {'points/sub':>11} {'jump-backs/sub':>15}"
+              f" {'<=600ms':>8} {'<=1s':>6}")  # fmt: skip
+        for with_cut in (True, False):
+            for with_pns in (False, True):
+                setting = replace(preset, proximity_routing=with_pns)
+                if not with_cut:
+                    setting = replace(setting, cutoff=())
+                for mode in ("uniform-10", "within-depth", "leaf"):
+                    r = _probe_level_row(trace, setting, mode)
+                    print(
+                        f"{'c=0.1' if with_cut else 'off':>8} {'on' if with_pns else 'off':>4}"
+                        f" {mode:>13}"
+                        f" {r['install_ms']:11.0f} {r['install_p90_ms']:6.0f}"
+                        f" {r['probe_sub_per_sub']:13.2f} {r['first_probes_per_sub']:11.2f}"
+                        f" {r['jump_backs_per_sub']:15.2f} {r['install_le_600']:8.0%}"
+                        f" {r['install_le_1000']:6.0%}",
+                        flush=True,
+                    )
     print(f"\ntime {time.monotonic() - start:.0f} s")
     return 0
 
