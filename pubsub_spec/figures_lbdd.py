@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.claims import lbdd_claims
+from pubsub_spec.claims import markdown as claims_markdown
 from pubsub_spec.properties.contract import FigureOptions, FiguresWritten
 from pubsub_spec.reference.lbdd.figures import LBDD_FIGURE_IDS, LbddFigure, build_lbdd_figures
 
@@ -21,10 +23,18 @@ def footer(fig: LbddFigure) -> str:
     trend), that is said instead of an empty "paper:" line."""
     ours = "ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.ours.items())
     if fig.paper:
-        paper = "paper: " + ", ".join(f"{k} {_fmt(v)}" for k, v in fig.paper.items())
+        paper = "paper: " + ", ".join(f"{k} {_paper(fig, k)}" for k in fig.paper)
     else:
         paper = "paper: states the trend only, no values"
-    return "\n".join(textwrap.fill(line, 110, subsequent_indent="    ") for line in (ours, paper))
+    lines = [ours, paper]
+    if fig.uncertain:
+        lines.append("≈: " + "; ".join(fig.uncertain.values()))
+    return "\n".join(textwrap.fill(line, 110, subsequent_indent="    ") for line in lines)
+
+
+def _paper(fig: LbddFigure, key: str) -> str:
+    """The paper's value as printed: "≈" before an uncertain one (its footnote says why)."""
+    return ("≈ " if key in fig.uncertain else "") + _fmt(fig.paper[key])
 
 
 def _fmt(v: float) -> str:
@@ -78,7 +88,9 @@ def draw(fig: LbddFigure, path: Path) -> None:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=next(colours),
                     label=name)  # fmt: skip
         for label, (lo, hi) in fig.bands.items():
-            ax.axhspan(lo, hi, color="tab:red", alpha=0.12, label=label)
+            uncertain = bool(fig.uncertain)  # the band stands for an uncertain value: hatched
+            ax.axhspan(lo, hi, color="tab:red", alpha=0.12, label=label,
+                       fill=not uncertain, hatch="//" if uncertain else None)  # fmt: skip
         ax.set_xlabel(fig.xlabel)
         ax.set_ylabel(fig.ylabel)
         ax.set_ylim(bottom=0)
@@ -86,7 +98,7 @@ def draw(fig: LbddFigure, path: Path) -> None:
     label = "Tab. 1" if fig.id == "LT1" else f"Fig. {fig.id[1:]}"
     ax.set_title(f"LBDD {label}: {fig.title}", fontsize=11)
     f.text(0.01, 0.01, footer(fig), fontsize=7, family="monospace", va="bottom")
-    f.subplots_adjust(bottom=0.2)
+    f.subplots_adjust(bottom=0.2 + 0.02 * len(fig.uncertain))
     f.savefig(path, dpi=90)
     plt.close(f)
 
@@ -110,6 +122,8 @@ def page(figs: list[LbddFigure], scale: str) -> str:
         "in docs/lbdd.md), so every other test-bed value is a prediction.",
         "",
     ]
+    if figs:
+        out += [claims_section(figs, scale)]
     for fig in figs:
         name = f"lbdd_{fig.id.lower()}"
         label = "Tab. 1" if fig.id == "LT1" else f"Fig. {fig.id[1:]}"
@@ -117,10 +131,26 @@ def page(figs: list[LbddFigure], scale: str) -> str:
                 fig.sentence, "", "| value | ours | paper |", "|---|---|---|"]  # fmt: skip
         for k in dict.fromkeys([*fig.ours, *fig.paper]):
             o = _fmt(fig.ours[k]) if k in fig.ours else ""
-            t = _fmt(fig.paper[k]) if k in fig.paper else ""
+            t = _paper(fig, k) if k in fig.paper else ""
             out.append(f"| {k} | {o} | {t} |")
+        out += [""]
+        out += [f"≈ {k}: {why}." for k, why in fig.uncertain.items()]
         out += ["", f"Series: [{name}.csv]({name}.csv)", ""]
     return "\n".join(out)
+
+
+def claims_section(figs: list[LbddFigure], scale: str) -> str:
+    """The claims table of the paper's evaluation, judged on these figures (pubsub_spec/claims.py;
+    docs/lbdd.md "Claims, one by one" is the same table)."""
+    return "\n".join([
+        "## Claims, one by one",
+        "",
+        "Every quantitative or directional claim of the paper's evaluation (LBDD §4) that these "
+        f"figures measure, judged on this run (scale `{scale}`).",
+        "",
+        claims_markdown(lbdd_claims(figs, scale)),
+        "",
+    ])  # fmt: skip
 
 
 def write_lbdd_figures(out: Path, scale: str, only: tuple[str, ...] = LBDD_FIGURE_IDS) -> int:
