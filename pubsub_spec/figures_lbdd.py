@@ -88,9 +88,11 @@ def draw(fig: LbddFigure, path: Path) -> None:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=next(colours),
                     label=name)  # fmt: skip
         for label, (lo, hi) in fig.bands.items():
-            uncertain = bool(fig.uncertain)  # the band stands for an uncertain value: hatched
-            ax.axhspan(lo, hi, color="tab:red", alpha=0.12, label=label,
-                       fill=not uncertain, hatch="//" if uncertain else None)  # fmt: skip
+            if fig.uncertain:  # the band stands for an uncertain value: hollow, hatched
+                ax.axhspan(lo, hi, facecolor="none", edgecolor="tab:red", alpha=0.6, hatch="//",
+                           label=f"{label} (≈)")  # fmt: skip
+            else:
+                ax.axhspan(lo, hi, color="tab:red", alpha=0.12, label=label)
         ax.set_xlabel(fig.xlabel)
         ax.set_ylabel(fig.ylabel)
         ax.set_ylim(bottom=0)
