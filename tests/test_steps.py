@@ -222,3 +222,50 @@ def test_the_step_vectors_have_teeth(monkeypatch: pytest.MonkeyPatch) -> None:
             assert teeth.killed(system, [v for v in vectors if v.system == name]), mutant
     first = next(v for v in vectors if v.system == "thesis")  # the handlers are restored
     assert judge(first.expected, systems()["thesis"].apply(first.pre, first.input)) is None
+
+
+def test_a_looping_mutant_is_killed_by_a_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/step_teeth.py bounds each step by Python lines and calls, not by time: a
+    handler that never returns is killed after the same count on any machine, and a handler's
+    `except Exception` does not take the stop for a refused input."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).parent.parent / "scripts" / "step_teeth.py"
+    spec = importlib.util.spec_from_file_location("step_teeth", path)
+    assert spec is not None and spec.loader is not None
+    teeth = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "step_teeth", teeth)
+    spec.loader.exec_module(teeth)
+    turns: list[int] = []
+
+    def forever() -> None:
+        n = 0
+        try:
+            while True:
+                n += 1
+                turns.append(n)
+        except Exception:
+            pass
+
+    tracer = sys.gettrace()
+    counts = []
+    for _ in range(2):
+        turns.clear()
+        with pytest.raises(teeth.OverBudget):
+            teeth.bounded(forever, 1000)
+        counts.append(len(turns))
+    assert counts[0] == counts[1] and 0 < counts[0] < 1000  # the same count each time
+    assert sys.gettrace() is tracer  # the tracing as it was before
+    for v in VECTORS:  # every committed step runs far within the budget (14,334 at most)
+        system = systems()[v.system]
+        system.prepare()
+        teeth.bounded(lambda: system.apply(v.pre, v.input), teeth.BUDGET // 10)  # noqa: B023
+    lbdd = [v for v in VECTORS if v.system == "lbdd"]
+    assert teeth.killed(LBDD, lbdd) is None  # the reference is within the budget
+
+    def loops(pre: object, step_input: object) -> None:
+        forever()
+
+    monkeypatch.setattr(LBDD, "apply", loops)
+    assert "ran past 1,000,000 lines and calls" in str(teeth.killed(LBDD, lbdd))

@@ -237,14 +237,19 @@ def tam_node(sys: TamSystem, me: str) -> JSON:
                 "member": st.member,
             })  # fmt: skip
     seen = dict(sorted(sys.seen.get(pid, {}).items()))
-    return {"name": me, "subs": [_enc_rec(r) for r in _own(sys, me)],
-            "registered": registered, "groups": groups, "seen": seen}  # fmt: skip
+    # the peer's own subscriptions as it holds them (`local`: what the `all` policy matches
+    # against, §3.6, T8), each with the driver's record
+    subs = [_enc_rec(sys.subs[sid]) for sid in sorted(sys.local.get(pid, ()))]
+    return {"name": me, "subs": subs, "registered": registered, "groups": groups,
+            "seen": seen}  # fmt: skip
 
 
 def basic_node(sys: TamBasicSystem, me: str) -> JSON:
     pid = sys.pid_of[me]
+    # every key the home keeps an entry for, an empty one too (the key handover of T12 moves
+    # the entries): the reference drops a key's entry with its last subscription (§3.2)
     store = {hex_key(k): [enc_sub(s) for _, s in sorted(at.items())]
-             for k, at in sorted(sys.store.get(pid, {}).items()) if at}  # fmt: skip
+             for k, at in sorted(sys.store.get(pid, {}).items())}  # fmt: skip
     seen = sorted([e, s] for e, s in sys.seen.get(pid, set()))
     return {"name": me, "subs": [_enc_rec(r) for r in _own(sys, me)], "store": store,
             "seen": seen}  # fmt: skip
