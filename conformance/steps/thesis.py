@@ -690,9 +690,15 @@ class ThesisSteps(StepSystem):
         return run_step(pre, step_input, base=self.base)[0]
 
     def candidates(self) -> Iterator[Case]:
+        from pubsub_spec.conformance.steps import thesis_model
         from pubsub_spec.conformance.steps.thesis_gen import candidates
 
-        return candidates()
+        yield from candidates()
+        if thesis_model.available():  # MCTwoDTree's and MCCutoffRemap's pairs (docs/steps.md)
+            yield from thesis_model.cases(self.base)
+
+    def keep(self, case: Case) -> bool:
+        return case.name.startswith("model-")
 
     def schema(self) -> dict[str, JSON]:
         from pubsub_spec.conformance.steps.thesis_schema import SCHEMA

@@ -31,9 +31,9 @@ from pubsub_spec.conformance.steps.thesis import (
 from pubsub_spec.reference.common.ops import Trace
 from pubsub_spec.reference.sim.run import run_trace
 from pubsub_spec.reference.thesis.config import config_of, with_config
-from pubsub_spec.reference.thesis.messages import TYPE_OF, Message
+from pubsub_spec.reference.thesis.messages import TYPE_OF, Message, ProbePub
 from pubsub_spec.reference.thesis.substrate import Peer
-from pubsub_spec.reference.thesis.system import TwoDTreeSystem
+from pubsub_spec.reference.thesis.system import Item, TwoDTreeSystem
 
 # (generator, profile, seed, config overrides): each run's settings, in order.
 RUNS: tuple[tuple[str, str, int, dict[str, object]], ...] = (
@@ -73,6 +73,7 @@ class _Recorder(TwoDTreeSystem):
         self.run_name = ""
         self._depth = 0
         self._counts: dict[str, int] = {}
+        self._dispatching = False
 
     def _context(self) -> _Context:
         alive = sorted(p.name for p in self.peers.values()) if self._departed else None
@@ -114,6 +115,21 @@ class _Recorder(TwoDTreeSystem):
             if canonical(live) != canonical(self._check):
                 raise AssertionError(f"the one-node harness differs from the live peer {peer.name}"
                                      f" on {kind} ({self.run_name}-{n:03d})")  # fmt: skip
+
+    def _dispatch(self, item: Item) -> str:
+        self._dispatching = True
+        try:
+            return super()._dispatch(item)
+        finally:
+            self._dispatching = False
+
+    def _on_probe_pub(self, peer: Peer, msg: ProbePub) -> None:
+        # the engine may hand an arriving ProbePub to its handler without `_handle` (the hot
+        # path): recorded as every other message (not the publisher's own, during an op)
+        if self._depth or not self._dispatching:
+            super()._on_probe_pub(peer, msg)
+        else:
+            self._handle(peer, msg)
 
     _check: JSON = None
 
