@@ -67,16 +67,22 @@ class FastEngine(Engine[Item]):
         """`Engine.step(handle)` while an item is due (at or before `until`; None: all), with
         `deliver(item)` for a `Deliver` item, `handle`'s own first branch, called directly."""
         queue, pending, pop = self._queue, self._pending, heapq.heappop
-        while queue and (until is None or queue[0][0] <= until):
-            at, seq, item = pop(queue)
-            self.now = at
-            self.processed += 1
-            if type(item) is tuple:
-                pending.append(f"{at!r}|{seq}|{deliver(item)}\n")
-            else:
-                pending.append(f"{at!r}|{seq}|{handle(item)}\n")
-            if len(pending) >= 4096:
-                self._flush()
+        add = pending.append  # the same list throughout (`_flush` clears it)
+        limit = math.inf if until is None else until  # no time is above infinity
+        n = 0  # items processed, added to `processed` at the end (no handler reads it)
+        try:
+            while queue and queue[0][0] <= limit:
+                at, seq, item = pop(queue)
+                self.now = at
+                n += 1
+                if type(item) is tuple:
+                    add(f"{at!r}|{seq}|{deliver(item)}\n")
+                else:
+                    add(f"{at!r}|{seq}|{handle(item)}\n")
+                if len(pending) >= 4096:
+                    self._flush()
+        finally:
+            self.processed += n
 
     def reserve(self, n: int) -> tuple[list[tuple[float, int, Item]], int]:
         """The queue and the first of `n` sequence numbers taken at once: pushing
@@ -277,7 +283,10 @@ class FastSubstrate(Substrate):
                 s.metrics.leaf_updates_lost += 1
                 return
             engine.schedule(engine.now + latency + delay, Arrival(msg, key, None))
-        else:  # `now + latency + 0.0` is `now + latency`
+        elif type(engine) is FastEngine:  # `schedule`, inline: at >= now, latency >= 0
+            engine._seq = seq = engine._seq + 1  # and `now + latency + 0.0` is `now + latency`
+            heapq.heappush(engine._queue, (engine.now + latency, seq, Arrival(msg, key, None)))
+        else:  # an engine put in place by a subclass of the system
             engine.schedule(engine.now + latency, Arrival(msg, key, None))
 
     def send_direct(self, src: Peer, dst_pid: int, msg: Message, key: int | None = None) -> None:
