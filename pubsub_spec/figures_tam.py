@@ -428,9 +428,8 @@ def _write_csv(fid: str, m: Measured, path: Path) -> None:
 
 def claims_lines(rows: Sequence[ClaimRow]) -> list[str]:
     """The claims table in the common form, Markdown."""
-    out = [
-        "| claim | the paper | section | paper's value | ours | tolerance (stated before "
-        "the run) | verdict | experiment |",
+    out = [  # the columns of every paper's claims table (pubsub_spec/claims.py)
+        "| # | claim | where | paper | ours | tolerance | verdict | experiment |",
         "|---|---|---|---|---|---|---|---|",
     ]
     out += [
@@ -438,7 +437,11 @@ def claims_lines(rows: Sequence[ClaimRow]) -> list[str]:
         f"| {r.verdict} | `{r.command}` |"
         for r in rows
     ]
-    return [*out, "", f"† {UNCERTAIN}"]
+    kinds = ("reproduced", "explained", "refuted", "not measured")
+    counts = {k: sum(r.verdict.startswith(k) for r in rows) for k in kinds}
+    done = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    return [*out, "", f"Verdicts: {done}. Tolerances: the column, stated before the run.", "",
+            f"† {UNCERTAIN}"]  # fmt: skip
 
 
 def write_figures(out: Path, only: Sequence[str], options: FigureOptions) -> FiguresWritten:

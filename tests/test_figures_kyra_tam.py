@@ -78,8 +78,9 @@ def test_kyra_claims_table_common_form() -> None:
         assert r.verdict.startswith(VERDICTS), r
         assert r.command == "python -m benchmarks.bench_kyra --quick --no-clustered"
     lines = figures_kyra.claims_lines(rows)
-    assert lines[0].startswith("| claim | the paper | section | paper's value | ours | tolerance")
-    assert all(" † |" in line for line in lines[2:-2]) and lines[-1].startswith("† UNCERTAIN")
+    assert lines[0] == "| # | claim | where | paper | ours | tolerance | verdict | experiment |"
+    assert all(" † |" in line for line in lines[2:-4]) and lines[-1].startswith("† UNCERTAIN")
+    assert lines[-3].startswith("Verdicts: ") and "reproduced" in lines[-3]
 
 
 def test_kyra_verdict_follows_the_measure() -> None:
@@ -104,8 +105,15 @@ def test_tam_verdict_follows_the_measure() -> None:
     assert bad["N"] == bad["R2"] == "reproduced"
 
 
+def printed_kyra_runs(size: object, clustered: bool = True) -> Runs:
+    """The synthetic runs, printed as the experiments print them (with the seconds column)."""
+    runs = kyra_runs()
+    figures_kyra.print_table(list(runs["zipf/uniform"].values()))
+    return runs
+
+
 def test_writers_write_what_they_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(figures_kyra, "experiments", lambda size, clustered=True: kyra_runs())
+    monkeypatch.setattr(figures_kyra, "experiments", printed_kyra_runs)
     monkeypatch.setattr(figures_tam, "measure_all", lambda sizes, seed: tam_measured())
     k = figures_kyra.write_figures(tmp_path, ["C1", "C3"], FigureOptions("small"))
     t = figures_tam.write_figures(tmp_path, list(figures_tam.FIGURE_IDS), FigureOptions("small"))
@@ -118,6 +126,9 @@ def test_writers_write_what_they_say(tmp_path: Path, monkeypatch: pytest.MonkeyP
     kyra_page = (tmp_path / "kyra.md").read_text()
     assert "![Kyra C1](kyra_c1.png)" in kyra_page and "kyra_c2" not in kyra_page
     assert kyra_page.count("| reproduced |") + kyra_page.count("| explained") >= 9
+    # the benchmark's tables without the wall seconds: the same runs write the same page
+    assert "| kyra | 600.0 (1,000) |" in kyra_page and "| oracle |\n" in kyra_page
+    assert "| s |" not in kyra_page and "| agree | 1.0 |" not in kyra_page
     tam_page = (tmp_path / "tam.md").read_text()
     for cid in figures_tam.FIGURE_IDS:
         assert f"| {cid} | " in tam_page and f"![Tam {cid}](tam_{cid.lower()}.png)" in tam_page
