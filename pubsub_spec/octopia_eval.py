@@ -1142,7 +1142,7 @@ def _draw(
             ax.axhspan(paper[0], paper[1], fill=False, hatch="//", ec="tab:red", ls="--",
                        label="paper ≈ (its rates, not ours)")  # fmt: skip
         else:
-            ax.axhline(paper, color="tab:red", linestyle="--", label="paper")
+            ax.axhline(paper, color="tab:red", label="paper (stated)")
         ax.set_title(label, fontsize=9)
         ax.set_xlabel(xlabel)
         ax.legend(fontsize=7)
