@@ -163,6 +163,29 @@ def test_the_samples_spread_over_partitions_and_differ_between_implementations()
     assert len(set(samples)) == len(slow)
 
 
+def test_the_variants_of_a_claim_take_their_references_sample() -> None:
+    """With the protocol level a variant is judged against its claim's reference run of the
+    same trace; sampled apart, each would run the reference again. `reference-multicast` runs
+    where `reference` runs, `tam-fewest-keys` and `tam-all` where `tam` runs; other
+    implementations keep samples of their own."""
+    from pubsub_spec.conformance.scale.sampling import sample_of
+
+    p = plan(1_000_000, tuple(GENERATORS), "medium", 1)
+    impls = ("reference", "reference-multicast", "tam", "tam-fewest-keys", "tam-all", "kyra",
+             "reference-lbdd", "reference-fast")  # fmt: skip
+    job = Job(p, "", impls, 1 / (p.rounds + 1), 1.0)
+
+    def sample(impl: str) -> frozenset[int]:
+        return frozenset(k for k in range(p.traces) if runs_on(job, impl, k))
+
+    assert sample("reference-multicast") == sample("reference")
+    assert sample("tam-fewest-keys") == sample("tam-all") == sample("tam")
+    own = [sample(i) for i in ("reference", "tam", "kyra", "reference-lbdd", "reference-fast")]
+    assert len(set(own)) == len(own) and all(own)
+    assert sample_of("cmd:./impl") == "cmd:./impl"
+    assert sample_of("oracle-indexed") == "oracle-indexed"
+
+
 def test_a_fingerprint_tells_delivery_multisets_apart() -> None:
     ds = [Delivery(f"e{i}", f"s{i % 7}") for i in range(50)]
     fp = fingerprint(ds)

@@ -271,3 +271,35 @@ def test_the_cost_envelope_admits_the_papers_other_options() -> None:
     assert ob.ALTERNATIVES["tam"] == ("tam-fewest-keys", "tam-all")
     silent = ObservedRun(run.system, t, (), run.deliveries)
     assert ob.judge_run(silent).status == ob.DEVIATES
+
+
+def test_a_reference_known_by_its_cost_judges_like_the_run() -> None:
+    """The cost envelope is all a rule reads of a reference, so a variant judged against the
+    reference's `summary` (conform --ops shares one reference run per trace among a claim's
+    variants) gets the verdict it gets against the whole run: `tam-all` leaves `tam`'s
+    envelope on this trace in both, a cost ten times the reference's is caught, and a summary
+    of the run's own cost admits it."""
+    t = GENERATORS["octopia-stock"](1, 1, "small")
+    run = ob.observed_run("tam-all", t)
+    full = ob.reference_run("tam", t)
+    short = ob.summary("tam", t, generic.cost(full))
+    assert generic.cost(short) == generic.cost(full) and not short.log
+    assert ob.judge_protocol(run, short).rule == ob.judge_protocol(run, full).rule
+    assert ob.judge_protocol(run, short).rule == "generic/cost-envelope"
+    assert ob.judge_run(run, reference=short).label() == ob.judge_run(run).label() == "conforms"
+    mine = generic.cost(run)
+    assert ob.judge_protocol(run, ob.summary("tam", t, mine)).label() == "conforms"
+    tenth = replace(mine, publish_messages=max(1, mine.publish_messages // 10))
+    cheap = ob.summary("tam", t, replace(tenth, subscribe_messages=mine.subscribe_messages // 10))
+    assert ob.judge_protocol(run, cheap).rule == "generic/cost-envelope"
+
+
+def test_the_collector_threshold_is_restored() -> None:
+    import gc
+
+    before = gc.get_threshold()
+    with ob.few_collections():
+        assert gc.get_threshold()[0] == max(before[0], ob.GC_THRESHOLD)
+    assert gc.get_threshold() == before
+    ob.observed_run("kyra", TRACE)
+    assert gc.get_threshold() == before

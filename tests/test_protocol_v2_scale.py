@@ -58,6 +58,31 @@ def test_a_partition_judges_the_protocol_beside_each_run(tmp_path: Path) -> None
                if r["impl"] == impls[-1])  # fmt: skip
 
 
+def test_a_claims_variants_share_its_reference_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tam` runs first on each trace and sends its cost back with its verdict; `tam-all` and
+    `tam-fewest-keys` are judged against that cost and never run the reference again (here a
+    second reference run would break: the isolated child inherits the patch). Without `tam`
+    beside them they run it, and the patch shows."""
+    from pubsub_spec.conformance import observed
+
+    def no_second_run(system: str, trace: Any) -> Any:
+        raise AssertionError("the reference ran again")
+
+    monkeypatch.setattr(observed, "reference_run", no_second_run)
+    p = plan(150, ("uniform", "zipf"), "tiny", 3, max_partition_ops=200, min_partitions=1)
+    shared = Job(p, str(tmp_path / "shared"), ("tam", "tam-all", "tam-fewest-keys"), 1.0, 1.0,
+                 protocol=True)  # fmt: skip
+    run_partition(shared, 0)
+    got = rows(tmp_path / "shared")
+    assert {r["impl"] for r in got} == {"tam", "tam-all", "tam-fewest-keys"}
+    assert {r["protocol"] for r in got} == {"conforms"}, [r["protocol_detail"] for r in got]
+    alone = Job(p, str(tmp_path / "alone"), ("tam-all",), 1.0, 1.0, protocol=True)
+    run_partition(alone, 0)
+    assert all("the reference ran again" in r["protocol_detail"] for r in rows(tmp_path / "alone"))
+
+
 @pytest.mark.spark
 def test_conform_ops_level_protocol(
     spark: Any,  # noqa: F811

@@ -27,14 +27,30 @@ class Observed:
 
 
 @dataclass(frozen=True)
+class Cost:
+    """Totals over a run: messages and hops charged to publishes and to subscribes (the cost
+    envelope, conformance/OBSERVATIONS.md; `generic.cost` computes them from a log)."""
+
+    publish_messages: int = 0
+    publish_hops: int = 0
+    subscribe_messages: int = 0
+    subscribe_hops: int = 0
+    publishes: int = 0
+    subscribes: int = 0
+
+
+@dataclass(frozen=True)
 class ObservedRun:
     """What one implementation did on one trace: the system it claims, its observations in
-    the order reported, and its deliveries."""
+    the order reported, and its deliveries. `totals`: the run's cost when it is known without
+    its log: a reference run summarised for the cost envelope, the only rule that reads a
+    reference (`generic.cost` returns it; conformance/observed.py, `judge_run`)."""
 
     system: str
     trace: Trace
     log: Sequence[Observed]
     deliveries: Sequence[Delivery]
+    totals: Cost | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from pubsub_spec.conformance.protocol_rules.base import Deviation, Observed, ObservedRun, Rule
+from pubsub_spec.conformance.protocol_rules.base import (
+    Cost,
+    Deviation,
+    Observed,
+    ObservedRun,
+    Rule,
+)
 from pubsub_spec.reference.common.ops import Publish, Subscribe
 from pubsub_spec.reference.sim.observe import SEND, STATE
 
@@ -64,18 +70,6 @@ def _reported(run: ObservedRun, reference: ObservedRun) -> Deviation | None:
     )
 
 
-@dataclass(frozen=True)
-class Cost:
-    """Totals over a run: messages and hops charged to publishes and to subscribes."""
-
-    publish_messages: int = 0
-    publish_hops: int = 0
-    subscribe_messages: int = 0
-    subscribe_hops: int = 0
-    publishes: int = 0
-    subscribes: int = 0
-
-
 def _hops(o: Observed) -> int:
     value = o.obs.fields.get("hops")
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
@@ -104,6 +98,22 @@ def charge(run: ObservedRun, o: Observed, kinds: Mapping[int, str]) -> str | Non
 
 
 def cost(run: ObservedRun) -> Cost:
+    """The run's totals: `run.totals` when given, else counted over its log (once per run:
+    the cost envelope reads a reference judged against itself twice)."""
+    if run.totals is not None:
+        return run.totals
+    if _last_cost and _last_cost[0][0] is run:
+        return _last_cost[0][1]
+    got = _count(run)
+    _last_cost[:] = [(run, got)]
+    return got
+
+
+# the last run counted (one entry, so `is` cannot match another object)
+_last_cost: list[tuple[ObservedRun, Cost]] = []
+
+
+def _count(run: ObservedRun) -> Cost:
     kinds: dict[int, str] = {}
     publishes = subscribes = 0
     for op in run.trace.ops:

@@ -16,14 +16,16 @@ the row's two strings leaves the executor, so the driver's memory stays as flat 
 
 from __future__ import annotations
 
+import json
 import resource
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pubsub_spec.conformance.fingerprint import Fingerprint, fingerprint
+from pubsub_spec.conformance.protocol_rules.base import Cost
 from pubsub_spec.conformance.scale.planning import Plan
 from pubsub_spec.conformance.scale.sampling import is_slow, runs_on
 from pubsub_spec.conformance.scale.sink import ParquetSink
@@ -82,23 +84,45 @@ PROTOCOL_SENTINEL = ""  # the event id of the pair carrying the protocol verdict
 DETAIL_CHARS = 2000  # a protocol detail is cut to this length in its row
 
 
-def _observed(name: str) -> Callable[[Any], list[Any]]:
+COST_TAG = "cost "  # a sentinel pair carrying the reference's cost (`_observed`)
+
+
+def _observed(name: str, shared: Cost | None) -> Callable[[Any], list[Any]]:
     """The isolated child's work for a built-in claiming a system: its observed run (its
     deliveries are the run's: observing changes nothing), judged; the verdict rides back as one
-    extra pair whose event id is empty (no trace event has an empty id)."""
+    extra pair whose event id is empty (no trace event has an empty id), and the cost of the
+    claim's reference run on the trace as another (`COST_TAG`), so that the next variant of the
+    same claim on this trace is judged against it instead of running the reference again
+    (`shared`: the cost an earlier child sent; the cost envelope is all a rule reads of a
+    reference, conformance/observed.py `summary`)."""
 
     def run(trace: Any) -> list[Any]:
-        from pubsub_spec.conformance.observed import REFERENCE, claim_of, judge_run, observed_run
+        from pubsub_spec.conformance.observed import (
+            REFERENCE,
+            claim_of,
+            judge_run,
+            observed_run,
+            reference_run,
+            summary,
+        )
+        from pubsub_spec.conformance.protocol_rules.generic import cost
         from pubsub_spec.reference.common.oracle import Delivery
 
         got = observed_run(name, trace)
         claim = claim_of(name)
+        carried: list[Any] = []
         try:
-            pv = judge_run(got, is_reference=claim is not None and REFERENCE[claim] == name)
+            is_reference = claim is not None and REFERENCE[claim] == name
+            ref = None
+            if claim is not None and not is_reference:
+                ref = summary(claim, trace, shared) if shared else reference_run(claim, trace)
+            pv = judge_run(got, is_reference=is_reference, reference=ref)
             verdict = (pv.label(), pv.describe())
+            totals = cost(got if is_reference or ref is None else ref)
+            carried.append(Delivery(PROTOCOL_SENTINEL, COST_TAG + json.dumps(astuple(totals))))
         except Exception as e:  # a rule that breaks: said, never the delivery level's fault
             verdict = ("not reported", f"not reported: the protocol check failed: {e!r}")
-        return [*got.deliveries, Delivery(PROTOCOL_SENTINEL, "\n".join(verdict))]
+        return [*got.deliveries, *carried, Delivery(PROTOCOL_SENTINEL, "\n".join(verdict))]
 
     return run
 
@@ -107,9 +131,12 @@ Level = tuple[str, str]  # (protocol label, detail); ("", "") when not judged
 UNJUDGED: Level = ("", "")
 
 
-def _run_impl(name: str, trace: Any, job: Job) -> tuple[Run, Level]:
+def _run_impl(
+    name: str, trace: Any, job: Job, shared: dict[str, Cost] | None = None
+) -> tuple[Run, Level]:
     """(known verdict or "", kind, reason, fingerprint of the deliveries, seconds) of one
-    implementation on one trace, and its protocol level when `job.protocol`. The fast built-ins
+    implementation on one trace, and its protocol level when `job.protocol` (`shared`: the
+    reference costs known on this trace by claimed system, read and filled). The fast built-ins
     run in the task's own process (a fork per trace would cost more than they do), through their
     `fingerprint` where they have one; a crash is caught. The slow built-ins run isolated
     (isolate.py), outside programs through the adapter, under the same limits as in `conform`
@@ -147,17 +174,23 @@ def _run_impl(name: str, trace: Any, job: Job) -> tuple[Run, Level]:
     from pubsub_spec.conformance.isolate import run_isolated
     from pubsub_spec.conformance.observed import claim_of
 
-    observed = job.protocol and claim_of(name) is not None
+    claim = claim_of(name) if job.protocol else None
+    shared = {} if shared is None else shared
     limits = Limits(job.op_timeout, total_timeout=job.total_timeout)
-    ran = run_isolated(_observed(name) if observed else impl.run, trace, limits)
+    work = _observed(name, shared.get(claim)) if claim is not None else impl.run
+    ran = run_isolated(work, trace, limits)
     if ran.status != "ok":
         verdict = "fail" if ran.status in ("crash", "killed") else "unknown"
         kind = "crash" if verdict == "fail" else ran.status
         return (verdict, kind, ran.reason[:500], NONE, ran.seconds), _not_run(job, verdict)
-    if not observed:
+    if claim is None:
         return ("", "", "", fingerprint(ran.deliveries), ran.seconds), unjudged
     pairs = [d for d in ran.deliveries if d.event_id != PROTOCOL_SENTINEL]
     carried = [d.sub_id for d in ran.deliveries if d.event_id == PROTOCOL_SENTINEL]
+    for text in carried:
+        if text.startswith(COST_TAG):
+            shared[claim] = Cost(*json.loads(text.removeprefix(COST_TAG)))
+    carried = [t for t in carried if not t.startswith(COST_TAG)]
     label, _, detail = (carried[-1] if carried else "not reported\nnot reported").partition("\n")
     return ("", "", "", fingerprint(pairs), ran.seconds), (label, detail[:DETAIL_CHARS])
 
@@ -207,11 +240,12 @@ def run_partition(job: Job, partition: int) -> PartStats:
         publishes = sum(1 for op in trace.ops if isinstance(op, Publish))
         stats.traces += 1
         stats.ops += len(trace.ops)
+        shared: dict[str, Cost] = {}  # the claims' reference costs on this trace
         for impl in job.impls:
             if not runs_on(job, impl, number):
                 continue
             (known, kind, reason, (n, s1, s2), secs), (level, detail) = _run_impl(
-                impl, trace, job
+                impl, trace, job, shared
             )
             results.add(
                 [(tid, gen, index, impl, len(trace.ops), publishes, known, kind, reason, n, s1,

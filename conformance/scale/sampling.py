@@ -76,6 +76,18 @@ def in_sample(
     return index % step == o
 
 
+@functools.cache
+def sample_of(impl: str) -> str:
+    """Whose sample `impl` takes: the variants of one claimed system take the sample of its
+    reference built-in (conformance/observed.py, `REFERENCE`), so that with the protocol level
+    one reference run per trace serves them all (`reference-multicast` runs where `reference`
+    does, `tam-fewest-keys` and `tam-all` where `tam` does); every other implementation its own."""
+    from pubsub_spec.conformance.observed import REFERENCE, claim_of
+
+    claim = claim_of(impl)
+    return impl if claim is None else REFERENCE[claim]
+
+
 def is_slow(impl: str) -> bool:
     return impl not in FAST and impl != CROSS_CHECK
 
@@ -83,13 +95,16 @@ def is_slow(impl: str) -> bool:
 def runs_on(job: Job, impl: str, number: int) -> bool:
     """The sampling policy for one implementation and trace number `number`. Each slow
     implementation has a sample of its own (its offset drawn from the seed and its name), so
-    that their work spreads over more traces and partitions."""
+    that their work spreads over more traces and partitions; the variants of one claimed system
+    share their reference's (`sample_of`)."""
     p = job.plan
     lanes = len(p.generators)
     lane, index = number % lanes, number // lanes
     if impl == CROSS_CHECK:
         return in_sample(p.seed, index, p.rounds, job.cross_fraction, "cross-check", lane, lanes)
     if is_slow(impl):
-        return in_sample(p.seed, index, p.rounds, job.slow_fraction, f"sample:{impl}", lane, lanes)
+        return in_sample(
+            p.seed, index, p.rounds, job.slow_fraction, f"sample:{sample_of(impl)}", lane, lanes
+        )
     return True
 
