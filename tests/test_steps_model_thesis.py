@@ -63,10 +63,11 @@ def test_a_changed_handler_disagrees_with_the_model(mutant: type[TwoDTreeSystem]
         list(thesis_model.tree_cases(mutant))
 
 
-def test_a_handler_change_the_bound_cannot_show_is_not_claimed() -> None:
-    # at D = 2 a LeafNodeUpdateMessage is sent only to the root, which forwards none: the
-    # forwarding rule (Program 3.1, line 65) is not exercised by this bound (docs/steps.md)
-    assert len(list(thesis_model.tree_cases(LeafUpdateNotForwarded))) > 0
+def test_a_leaf_update_not_forwarded_disagrees_with_the_deep_bound() -> None:
+    # Program 3.1, line 65: only the D = 3 bound splits a node at depth 2, whose update the
+    # node at depth 1 must forward to the root
+    with pytest.raises(AssertionError, match=r"TwoDTree\.tla's RecvUpdate"):
+        list(thesis_model.tree_cases(LeafUpdateNotForwarded))
 
 
 def test_a_changed_map_disagrees_with_the_model(monkeypatch: pytest.MonkeyPatch) -> None:

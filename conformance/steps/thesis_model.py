@@ -89,7 +89,7 @@ from pubsub_spec.reference.thesis.messages import (
     TransferSub,
 )
 from pubsub_spec.reference.thesis.points import stored_points
-from pubsub_spec.reference.thesis.space import Square
+from pubsub_spec.reference.thesis.space import Square, axis_bits
 from pubsub_spec.reference.thesis.substrate import node_key
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 from pubsub_spec.reference.thesis.tree import StoredPoint
@@ -100,25 +100,20 @@ Node = tuple[int, int]
 
 # -- TwoDTree -----------------------------------------------------------------------------------
 
-D = 2  # MCTwoDTree.cfg's D (the reference's max_depth), Cap = 1, NSubs = 2
-CAP = 1
-R = D + 1
-NO_NODE: Node = (R + 1, 0)  # TwoDTree's NoNode
-TOP = 2  # the attribute's domain 0..TOP: values 0 and 1, one per grid cell (K = 1)
-SCHEMA = Schema("s", (Attribute("b", "int", 0, TOP),))
+CAP = 1  # MCTwoDTree.cfg's Cap (NSubs = 2)
 TREE = qualified("s", "b")
-SQUARE = Square.of(SCHEMA.attributes[0], D)
-# The bounds (constants over MCTwoDTree.cfg, `tla -c`): the cascade of splits of the model's
-# own picture (two points in cell 01: the root, its child and its grandchild pushed to split,
-# the grandchild at the depth cap), without events; and the probes of one event matching one
-# of two points in cells 00 and 11 while the root splits (held, jumped back, deduplicated,
-# forwarded, matched). One bound with both is 8 times larger (docs/steps.md).
-TREE_BOUNDS: tuple[tuple[str, dict[str, str]], ...] = (
-    ("growth", {"Pt": "<<2, 3>>", "Region": "<<>>", "NEvents": "0"}),
-    ("probe", {"Pt": "<<0, 6>>", "Region": "<<{0, 2}>>", "NEvents": "1"}),
+# The bounds (D, and constants over MCTwoDTree.cfg, `tla -c`): at D = 2, the cascade of splits
+# of the model's own picture (two points in cell 01: the root, its child and its grandchild
+# pushed to split, the grandchild at the depth cap), without events; and the probes of one
+# event matching one of two points in cells 00 and 11 while the root splits (held, jumped back,
+# deduplicated, forwarded, matched); at D = 3, the cascade one level deeper (a LeafUpdate
+# forwarded to the root, Program 3.1 line 65; a jump back from level 3 to level 1). One bound
+# with events and the deep cascade is far larger (docs/steps.md).
+TREE_BOUNDS: tuple[tuple[str, int, dict[str, str]], ...] = (
+    ("growth", 2, {"Pt": "<<2, 3>>", "Region": "<<>>", "NEvents": "0"}),
+    ("probe", 2, {"Pt": "<<0, 6>>", "Region": "<<{0, 2}>>", "NEvents": "1"}),
+    ("deep", 3, {"D": "3", "Pt": "<<6, 7>>", "Region": "<<>>", "NEvents": "0"}),
 )
-CONFIG = ThesisConfig(capacity_min=CAP, capacity_max=CAP, max_depth=D, delivery="unicast",
-                      probe="unicast")  # fmt: skip
 ACTIONS = ("RecvInsert", "RecvTransfer", "RecvCreated", "RecvUpdate", "RecvProbe")
 MSG_TYPE = {"RecvInsert": "insert", "RecvTransfer": "transfer", "RecvCreated": "created",
             "RecvUpdate": "update", "RecvProbe": "probe"}  # fmt: skip
@@ -142,36 +137,50 @@ def kids(n: Node) -> frozenset[Node]:
     return frozenset({(n[0] + 1, 2 * n[1]), (n[0] + 1, 2 * n[1] + 1)})
 
 
-def cell_range(cell: int) -> tuple[int, int]:
-    """The range [x, y] whose point lies in the model's cell (module doc)."""
-    path = cell >> (R - 2 * 1)  # the reference's 2 bit path: x bit, then y bit
-    x, y = path >> 1, path & 1
-    if x > y:
-        raise ValueError(f"cell {cell}: below the diagonal, no range has its point there")
-    return x, y
-
-
-def region_cells(v: int) -> frozenset[int]:
-    """The model's cells (last bit 0) of the target area of value v: x <= v <= y."""
-    return frozenset((x << 1 | y) << (R - 2) for x in range(TOP) for y in range(TOP)
-                     if x <= v <= y)  # fmt: skip
-
-
 class TreeMap:
-    """The map read backwards for one bound (module doc)."""
+    """The map read backwards for one bound at depth `d` (module doc): the grid has
+    k = ceil(d / 2) bits per axis, and the model's d + 1 bit cells are the reference's 2k bit
+    point paths followed by bits no node at depth <= d reads."""
 
-    def __init__(self, pt: tuple[int, ...], region: tuple[frozenset[int], ...]) -> None:
+    def __init__(self, d: int, pt: tuple[int, ...], region: tuple[frozenset[int], ...]) -> None:
+        self.d, self.r, self.k = d, d + 1, axis_bits(d)
+        self.top = 1 << self.k  # the attribute's domain 0..top, one value per grid cell
+        self.no_node: Node = (self.r + 1, 0)  # TwoDTree's NoNode
+        self.schema = Schema("s", (Attribute("b", "int", 0, self.top),))
+        self.square = Square.of(self.schema.attributes[0], d)
+        self.config = ThesisConfig(capacity_min=CAP, capacity_max=CAP, max_depth=d,
+                                   delivery="unicast", probe="unicast")  # fmt: skip
         self.subs = {i: Subscription(f"s{i}", f"sub-{i}", "s",
-                                     (Predicate("b", *cell_range(c)),))
+                                     (Predicate("b", *self.cell_range(c)),))
                      for i, c in enumerate(pt, start=1)}  # fmt: skip
         self.values: dict[int, int] = {}
+        low = (1 << (self.r - 2 * self.k)) - 1
         for j, cells in enumerate(region, start=1):
-            found = [v for v in range(TOP) if region_cells(v) == {c & ~1 for c in cells}]
+            want = {c & ~low for c in cells}
+            found = [v for v in range(self.top) if self.region_cells(v) == want]
             if not found:
                 raise ValueError(f"Region[{j}] = {sorted(cells)} is no event's target area")
             self.values[j] = found[0]
         self.sub_of = {s.id: i for i, s in self.subs.items()}
         self.event_of = {f"e{j}": j for j in self.values}
+
+    def cell_range(self, cell: int) -> tuple[int, int]:
+        """The range [x, y] whose point lies in the model's cell: its path's x and y bits."""
+        path = format(cell >> (self.r - 2 * self.k), f"0{2 * self.k}b")
+        x, y = int(path[0::2], 2), int(path[1::2], 2)
+        if x > y:
+            raise ValueError(f"cell {cell}: below the diagonal, no range has its point there")
+        return x, y
+
+    def region_cells(self, v: int) -> frozenset[int]:
+        """The model's cells (trailing bits 0) of the target area of v: x <= v <= y."""
+        out = set()
+        for x in range(v + 1):
+            for y in range(v, self.top):
+                xb, yb = format(x, f"0{self.k}b"), format(y, f"0{self.k}b")
+                path = "".join(a + b for a, b in zip(xb, yb, strict=True))
+                out.add(int(path, 2) << (self.r - 2 * self.k))
+        return frozenset(out)
 
     def eseq(self, j: int) -> int:
         return 10 + j
@@ -184,7 +193,7 @@ class TreeMap:
     def point(self, i: int, state: dict[str, Any]) -> StoredPoint:
         sub = self.subs[i]
         x, y = sub.predicates[0].lo, sub.predicates[0].hi
-        path = SQUARE.point_path(x, y)  # the reference's cell of the point (thesis §3.2.1)
+        path = self.square.point_path(x, y)  # the reference's cell of the point (§3.2.1)
         return StoredPoint(sub, "b", Segment(0, x, y, True), path, self.seq(i, state))
 
     def event(self, j: int) -> Event:
@@ -260,10 +269,10 @@ class TreeMap:
                 j = self.event_of[m["event"]["id"]]
                 delivered |= {(j, self.sub_of[i]) for _, ids in m["targets"] for i in ids}
             elif kind == "InsertSub":
-                msgs.add(_rec("insert", node_of(m["target"]), NO_NODE,
+                msgs.add(_rec("insert", node_of(m["target"]), self.no_node,
                               self.sub_of[m["point"]["sub"]["id"]]))  # fmt: skip
             elif kind == "ProbePub":
-                msgs.add(_rec("probe", node_of(m["target"]), NO_NODE,
+                msgs.add(_rec("probe", node_of(m["target"]), self.no_node,
                               self.event_of[m["event"]["id"]]))  # fmt: skip
             elif kind == "TransferSub" and m["created"]:
                 msgs.add(_rec("created", node_of(m["target"]), n, 0))
@@ -292,10 +301,10 @@ def _fn(value: Any) -> dict[Any, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
-def _splittable(state: dict[str, Any], n: Node) -> bool:
-    """TwoDTree's Split(n) is enabled (Cap, D of the cfg; NoCap off)."""
+def _splittable(state: dict[str, Any], n: Node, d: int) -> bool:
+    """TwoDTree's Split(n) is enabled (Cap of the cfg, depth d; NoCap off)."""
     return (n in state["exists"] and not state["lnrt"][n] and state["pending"][n] == 0
-            and len(state["store"][n]) > CAP and n[0] < D)  # fmt: skip
+            and len(state["store"][n]) > CAP and n[0] < d)  # fmt: skip
 
 
 class _Walk:
@@ -329,26 +338,26 @@ def _consumes(key: tuple[Any, ...]) -> Callable[[dict[str, Any]], bool]:
     return lambda t: key not in {_key(x) for x in t["msgs"]}
 
 
-def _complete(walk: _Walk, a: str, b: str, action: str, m: dict[str, Any]) -> str:
+def _complete(walk: _Walk, tmap: TreeMap, a: str, b: str, action: str, m: dict[str, Any]) -> str:
     """The model's state once the reference's handler call is over (module doc)."""
     s, n = walk.states[a], m["to"]
     cur = b
     if action == "RecvCreated" and s["pending"][n] == 1:  # the last confirmation: replays
-        released = [{"t": "probe", "to": n, "from": NO_NODE, "e": j, "subs": frozenset(),
+        released = [{"t": "probe", "to": n, "from": tmap.no_node, "e": j, "subs": frozenset(),
                      "seen": frozenset()} for j in sorted(s["held"][n])]  # fmt: skip
-        released += [{"t": "insert", "to": n, "from": NO_NODE, "e": i, "subs": frozenset(),
+        released += [{"t": "insert", "to": n, "from": tmap.no_node, "e": i, "subs": frozenset(),
                       "seen": frozenset()} for i in sorted(s["heldIns"][n])]  # fmt: skip
         for r in released:
             act = "RecvProbe" if r["t"] == "probe" else "RecvInsert"
             cur = walk.follow(cur, act, _consumes(_key(r)))
-    if action in ("RecvInsert", "RecvTransfer") and _splittable(walk.states[cur], n):
+    if action in ("RecvInsert", "RecvTransfer") and _splittable(walk.states[cur], n, tmap.d):
         cur = walk.follow(cur, "Split", lambda t: t["lnrt"][n] == kids(n))
     return cur
 
 
 def _oracle() -> tuple[Callable[[int], str], Callable[[int], str]]:
     names: dict[int, str] = {}
-    for level in range(R + 1):
+    for level in range(max(d for _, d, _ in TREE_BOUNDS) + 2):
         for i in range(1 << level):
             b = bits((level, i))
             names[node_key(TREE, b)] = home(b)
@@ -380,11 +389,11 @@ def tree_cases(base: type[TwoDTreeSystem] | None = None) -> Iterator[Case]:
     seen: set[str] = set()
     k = 0
     oracle = _oracle()
-    for _, constants in TREE_BOUNDS:
+    for _, d, constants in TREE_BOUNDS:
         graph = _tree_graph(tuple(sorted(constants.items())))
         pt = model_graph.value(constants["Pt"])
         region = model_graph.value(constants["Region"])
-        tmap = TreeMap(tuple(pt), tuple(region))
+        tmap = TreeMap(d, tuple(pt), tuple(region))
         walk = _Walk(graph)
         checked: dict[str, tuple[tuple[Any, ...], set[Any], set[tuple[int, int]]]] = {}
         for a, b, action in graph.edges:
@@ -393,22 +402,21 @@ def tree_cases(base: type[TwoDTreeSystem] | None = None) -> Iterator[Case]:
             s = graph.states[a]
             m = _consumed(s, graph.states[b], action)
             n = m["to"]
-            if _splittable(s, n):
+            if _splittable(s, n, d):
                 continue  # not a state between two handler calls of the reference
-            t = graph.states[_complete(walk, a, b, action, m)]
+            t = graph.states[_complete(walk, tmap, a, b, action, m)]
             pre = tmap.pre(s, n)
             step_input = enc_message(tmap.message(m, s), tmap.events())
             key = canonical([pre, step_input])
             if key not in checked:
-                outcome, asked = run_step(
-                    {**pre, "context": _context(CONFIG, SCHEMA, {})}, step_input, oracle, base
-                )
+                bare = {**pre, "context": _context(tmap.config, tmap.schema, {})}
+                outcome, asked = run_step(bare, step_input, oracle, base)
                 if outcome.invalid is not None:
                     raise AssertionError(f"TwoDTree.tla's {action} at {bits(n)!r}: the "
                                          f"reference refuses it: {outcome.invalid}")  # fmt: skip
                 sent, delivered = tmap.sent(outcome.sends, n)
                 checked[key] = (tmap.local_of_post(outcome.post, n), sent, delivered)
-                full = {**pre, "context": _context(CONFIG, SCHEMA, asked)}
+                full = {**pre, "context": _context(tmap.config, tmap.schema, asked)}
                 if key not in seen:
                     seen.add(key)
                     yield Case(step_input["type"], f"model-twodtree-{k:03d}", full, step_input)
@@ -441,6 +449,7 @@ def _compare(tmap: TreeMap, s: dict[str, Any], t: dict[str, Any], n: Node, m: di
 # -- CutoffRemap --------------------------------------------------------------------------------
 
 CUTOFF_BOUND = {"MaxV": 3, "MaxC": 2}  # the smallest domain with a remapped range: u - l > c
+CUTOFF_DEPTH = 2  # max_depth of the configuration (the root leaf is the only node)
 WRAPPER = """---- MODULE StepCutoffRemap ----
 EXTENDS CutoffRemap
 VARIABLES segs, delivering
@@ -481,9 +490,9 @@ def cutoff_cases(base: type[TwoDTreeSystem] | None = None) -> Iterator[Case]:
     out: dict[str, Case] = {}
     for s in graph.states.values():
         lo, hi, v, c, h = s["l"], s["u"], s["v"], s["c"], s["h"]
-        config = ThesisConfig(capacity_min=1, capacity_max=1, max_depth=D,
+        config = ThesisConfig(capacity_min=1, capacity_max=1, max_depth=CUTOFF_DEPTH,
                               cutoff=((TREE, c),), cutoff_h=((TREE, h),))  # fmt: skip
-        squares = {TREE: Square.of(attrs[TREE], D)}
+        squares = {TREE: Square.of(attrs[TREE], CUTOFF_DEPTH)}
         sub = Subscription("s1", "sub-1", "s", (Predicate("b", lo, hi),))
         points = stored_points(sub, 1, 0, config, attrs, squares)  # the reference's (§3.5)
         got = tuple((p.segment.lo, p.segment.hi, p.segment.closed) for p in points)
