@@ -556,8 +556,6 @@ def zone_modes(size: tuple[int, float, int, int]) -> None:
             )
 
 
-
-
 # -- pubsub-spec figures (properties/kyra/contract.py) ------------------------------------------
 FIGURE_IDS = ("C1", "C2", "C3", "C4", "C5")
 # (servers, subscriptions per server, events, seed): `--quick`'s sizes and the benchmark's own
@@ -613,8 +611,10 @@ class ClaimRow:
 
 def command(scale: str) -> str:
     """The experiment's command: the benchmark at the writer's sizes (the same runs)."""
-    return "python -m benchmarks.bench_kyra " + ("--quick " if scale == "small" else "") + (
-        "--no-clustered"
+    return (
+        "python -m benchmarks.bench_kyra "
+        + ("--quick " if scale == "small" else "")
+        + ("--no-clustered")
     )
 
 
@@ -638,12 +638,16 @@ def figure_data(fid: str, runs: Runs) -> tuple[list[str], Bars, list[tuple[float
     s = [runs[r]["siena"] for r in BASE_RUNS]
     both = ["Zipf", "uniform"]
     if fid == "C1":
-        return both, {
-            "event bytes": [_r(a.bytes, b.bytes) for a, b in zip(k, s, strict=True)],
-            "mean latency": [
-                _r(a.latency_mean, b.latency_mean) for a, b in zip(k, s, strict=True)
-            ],
-        }, [(CLOSE, f"criterion ≤ {CLOSE:.2f} (paper: \"close to\", ≈ 1)")]
+        return (
+            both,
+            {
+                "event bytes": [_r(a.bytes, b.bytes) for a, b in zip(k, s, strict=True)],
+                "mean latency": [
+                    _r(a.latency_mean, b.latency_mean) for a, b in zip(k, s, strict=True)
+                ],
+            },
+            [(CLOSE, f'criterion ≤ {CLOSE:.2f} (paper: "close to", ≈ 1)')],
+        )
     if fid == "C2":
         pairs = [*zip(k, s, strict=True)]
         if "E-narrow" in runs:
@@ -656,9 +660,11 @@ def figure_data(fid: str, runs: Runs) -> tuple[list[str], Bars, list[tuple[float
             "sub bytes": lambda r: float(r.sub_bytes),
         }
         groups = both + (["E-narrow"] if len(pairs) > 2 else [])
-        return groups, {
-            name: [_r(get(a), get(b)) for a, b in pairs] for name, get in getters.items()
-        }, [(SIGNIFICANT, f"criterion ≤ {SIGNIFICANT:.2f} (paper: \"significantly reduces\")")]
+        return (
+            groups,
+            {name: [_r(get(a), get(b)) for a, b in pairs] for name, get in getters.items()},
+            [(SIGNIFICANT, f'criterion ≤ {SIGNIFICANT:.2f} (paper: "significantly reduces")')],
+        )
     if fid == "C3":
         series: Bars = {
             "Siena": [r.load_recv or 0.0 for r in s],
@@ -676,7 +682,7 @@ def figure_data(fid: str, runs: Runs) -> tuple[list[str], Bars, list[tuple[float
     g = [runs[r]["mcgroups"] for r in BASE_RUNS]
     c5a = [_r(a.msgs, b.msgs) for a, b in zip(g, s, strict=True)]
     series = {"mcgroups / Siena event msgs": c5a}
-    lines = [(WORSE, f"C5a criterion ≥ {WORSE:.2f} (paper: \"better\" for filters)")]
+    lines = [(WORSE, f'C5a criterion ≥ {WORSE:.2f} (paper: "better" for filters)')]
     groups = both
     nu, ns = runs.get("C5b narrow-uniform"), runs.get("C5b narrow-skewed")
     if nu is not None and ns is not None:
@@ -714,7 +720,7 @@ def _draw_kyra(fid: str, runs: Runs, rows: Sequence[ClaimRow], path: Path) -> No
         label = f"criterion: uniform within\n±{FLAT:.0%} of Zipf"
         ax.plot([], [], "--", color="tab:red", label=label)
     if fid == "C3":  # the criterion: Kyra's busiest server no busier than Siena's
-        crit = "criterion: Kyra ≤ Siena's\n(paper: \"balances\")"
+        crit = 'criterion: Kyra ≤ Siena\'s\n(paper: "balances")'
         for gi, y in enumerate(series["Siena"]):
             ax.hlines(y, gi - 0.45, gi + 0.45, colors="tab:red", linestyles="--", lw=1.5,
                       label=crit if gi == 0 else "_nolegend_")  # fmt: skip
@@ -805,14 +811,19 @@ def write_figures(out: Path, only: Sequence[str], options: FigureOptions) -> Fig
         f"and multicast groups on {nodes} servers, {subs:g} subscriptions each, {events} events, "
         f"seed {seed}, uniform placement. The paper's evaluation is lost; its claims, the "
         'criteria and the named experiments: docs/kyra.md, "Claims, one by one"'
-        + (", with the verdicts at the benchmark's size (200 servers); here the same criteria "
-           "are applied to the smaller runs." if options.scale == "small" else "."),
+        + (
+            ", with the verdicts at the benchmark's size (200 servers); here the same criteria "
+            "are applied to the smaller runs."
+            if options.scale == "small"
+            else "."
+        ),
         "",
     ]
     disagree = tuple(f"kyra {name}/{s}" for name, rs in runs.items() for s, r in rs.items()
                      if not r.agree)  # fmt: skip
     lines += [
-        "Every run agrees with the oracle." if not disagree
+        "Every run agrees with the oracle."
+        if not disagree
         else f"Oracle DISAGREES in: {', '.join(disagree)}.",
         "",
     ]

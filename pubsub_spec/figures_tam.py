@@ -148,9 +148,7 @@ def measure_all(sizes: Sizes, seed: int) -> Measured:
     curves: dict[str, list[int]] = {}
     hits: dict[str, float] = {}
     for label, left_out in HIT_RATE_INDICES:
-        runs = [
-            run_tam(nodes, n, seed, left_out=left_out, oracle=(n == ns[0])) for n in ns
-        ]
+        runs = [run_tam(nodes, n, seed, left_out=left_out, oracle=(n == ns[0])) for n in ns]
         assert all(r.agree is not False for r in runs), f"oracle disagrees on {label}"
         curves[label] = [r.messages for r in runs]
         hits[label] = runs[-1].hit_rate
@@ -204,9 +202,7 @@ def judge(m: Measured, judged: bool = True) -> list[tuple[str, str, str, str]]:
     claims.append(("H", "hit rates 100/50/33/25 % within +-2 pp",
                    f"worst {worst * 100:.1f} pp", verdict(worst <= 0.02, judged)))  # fmt: skip
     base = m.curves["100%"][-1]
-    ratios = {
-        label: m.curves[label][-1] / base for label, _ in HIT_RATE_INDICES if label != "100%"
-    }
+    ratios = {label: m.curves[label][-1] / base for label, _ in HIT_RATE_INDICES if label != "100%"}
     exp_h = m.expected
     ok_l = all(1 < r < 1 / exp_h[label] for label, r in ratios.items())
     claims.append(("L", "1 < msgs(h)/msgs(100 %) < 1/h",
@@ -233,8 +229,6 @@ def judge(m: Measured, judged: bool = True) -> list[tuple[str, str, str, str]]:
                    verdict(1 < r10 < v_price / 3 and 1 < r21 < v_volume / 3,
                            judged)))  # fmt: skip
     return claims
-
-
 
 
 # -- pubsub-spec figures (properties/tam/contract.py) --------------------------------------------
