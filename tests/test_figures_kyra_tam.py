@@ -90,6 +90,7 @@ def test_kyra_verdict_follows_the_measure() -> None:
     worse = replace(KYRA, records_mean=800.0, bytes=16000.0 * 1.2)
     verdict = {r.cid: r.verdict for r in figures_kyra.claims_table(kyra_runs(worse), "full")}
     assert verdict["C2a"].startswith("refuted") and verdict["C1"].startswith("refuted")
+    assert "bytes" in verdict["C1"] and "latency" not in verdict["C1"]  # names what exceeds
 
 
 def test_tam_verdict_follows_the_measure() -> None:
