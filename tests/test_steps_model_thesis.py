@@ -56,6 +56,7 @@ def test_the_model_vectors_regenerate_byte_for_byte() -> None:
         MUTANTS["no-seen-inheritance"],  # a child without the parent's processed events
         MUTANTS["no-dedup"],  # no per-event probe dedup (§3.4.1)
         MUTANTS["no-jump-back"],  # a probe for an absent node dropped (Program 3.3, line 53)
+        MUTANTS["no-depth-cap"],  # a split past max_depth (the deep bound)
     ],
 )
 def test_a_changed_handler_disagrees_with_the_model(mutant: type[TwoDTreeSystem]) -> None:

@@ -4,15 +4,17 @@ spec/thesis/MCCutoffRemap.tla at a small bound whose action is one handler call 
 becomes a step vector, and is a check of the model against the reference's handler.
 
 TwoDTree (thesis §3.2-§3.4, Programs 3.1-3.3, decision D-SPLIT). The abstraction map of
-properties/thesis/tree_trace.py, read backwards at the model's depth D = 2 (so the grid has
-K = 1 bit per axis, and the model's R = 3 bit cells are the reference's 2 bit point paths
-with a last bit no node at depth <= D reads): one schema `s` with one int attribute `b` in
-0..2 whose values 0 and 1 are the two grid cells; model node <<level, index>> is the tree
-node whose bits are `index` in `level` binary digits; subscription i is `s<i>` of subscriber
-`sub-<i>`, a range [x, y] with cell Pt[i] = (x y 0) in binary (a point on or above the diagonal:
-x <= y); event j is `e<j>` with the value v whose target area [min, v] x [v, max] (§3.2, Fig.
-3.1) covers exactly the cells of Region[j]. A tree node's home is the peer `home-<bits>` (the
-root's `home-root`): the pre-state is the home of the node the message is addressed to,
+properties/thesis/tree_trace.py, read backwards at the depth D of a bound (`TREE_BOUNDS`: 2
+or 3; the grid has K = ceil(D / 2) bits per axis, and the model's D + 1 bit cells are the
+reference's 2K bit point paths followed by bits no node at depth <= D reads; at D = 3 the
+trace validation's map exactly): one schema `s` with one int attribute `b` in 0..2^K whose
+values 0..2^K - 1 are the grid cells; model node <<level, index>> is the tree node whose bits
+are `index` in `level` binary digits; subscription i is `s<i>` of subscriber `sub-<i>`, a
+range [x, y] whose point path (x and y bits interleaved) begins Pt[i] (a point on or above the
+diagonal: x <= y); event j is `e<j>` with the value v whose target area [min, v] x [v, max]
+(§3.2, Fig. 3.1) covers exactly the cells of Region[j]. A tree node's home is the peer
+`home-<bits>` (the root's `home-root`): the pre-state is the home of the node the message is
+addressed to,
 hosting that node when it exists (its LeafNodeRoutingTable lnrt[n], its points store[n], its
 processed events seen[n], `splitting` = pending[n], and the messages it holds: ProbePubs for
 held[n], InsertSubs for heldIns[n]). A subscription's seq precedes the event's when it is in
