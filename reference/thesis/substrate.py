@@ -47,7 +47,7 @@ from pubsub_spec.reference.thesis.metrics import TreeMetrics
 from pubsub_spec.reference.thesis.tree import TreeNode, identifier
 
 
-@dataclass
+@dataclass(slots=True)  # no instance dict: its fields read per message
 class Peer:
     name: str
     pid: int

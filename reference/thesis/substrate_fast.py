@@ -30,7 +30,7 @@ from pubsub_spec.reference.common.model import Event, Number, qualified
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.sim.engine import Engine
 from pubsub_spec.reference.sim.latency import BASE_ONE_WAY_MS
-from pubsub_spec.reference.sim.stream import StreamedDeliveries
+from pubsub_spec.reference.sim.stream import DeliveryStream, StreamedDeliveries
 from pubsub_spec.reference.thesis.figures import StreamingSystem
 from pubsub_spec.reference.thesis.messages import (
     HEADER,
@@ -370,7 +370,15 @@ class FastSubstrate(Substrate):
         # `TwoDTreeSystem.record_delivery`, into simulate's stream if it is one
         deliveries = s.deliveries
         if type(deliveries) is StreamedDeliveries:
-            deliveries.stream.add(event_id, sub_id)
+            stream = deliveries.stream
+            if type(stream) is DeliveryStream:  # `DeliveryStream.add`, inline
+                got = stream.by_event.get(event_id)
+                if got is None:
+                    got = stream.by_event[event_id] = []
+                got.append(sub_id)
+                stream.count += 1
+            else:
+                stream.add(event_id, sub_id)
         else:
             deliveries.append(Delivery(event_id, sub_id))
         s.metrics.delivery_latency_ms.append(latency_ms)

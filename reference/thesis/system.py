@@ -56,7 +56,7 @@ from pubsub_spec.reference.thesis.substrate import Timer as Timer
 from pubsub_spec.reference.thesis.tree import StoredPoint, TreeNode
 
 
-@dataclass
+@dataclass(slots=True)  # no instance dict: read per delivery (`_accept`)
 class SubState:
     """What a subscriber keeps of its own subscription: the original (to filter false
     positives, §3.3) and its stored points (to unsubscribe, §3.3.1)."""
@@ -495,13 +495,12 @@ class TwoDTreeSystem(System[Item]):
         """Deliver the ids this peer is home for; regroup the rest by next hop, i.e. by the
         shared prefix that Pastry routes on, one message per group (§3.4.2, Program 3.4)."""
         groups: dict[int, list[tuple[str, str]]] = defaultdict(list)
-        home, first_hop = self.net.home, self.net.first_hop  # `_home`, `_first_hop`
         for q, bits in msg.dests:
-            key = node_key(q, bits)
-            if home(key) is peer:
+            key = self._key(q, bits)
+            if self._home(key) is peer:
                 self._on_probe_pub(peer, ProbePub(msg.event, q, bits))
             else:
-                groups[first_hop(peer, key)].append((q, bits))
+                groups[self._first_hop(peer, key)].append((q, bits))
         for nxt in sorted(groups):
             self.send_direct(peer, nxt, ProbePubMulticast(msg.event, tuple(groups[nxt])))
 
