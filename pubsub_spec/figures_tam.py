@@ -14,13 +14,29 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import textwrap
 from collections.abc import Sequence
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from pubsub_spec.figures_tam_shapes import (
+    QUICK_SHAPES,
+    SHAPE_CLAIMS,
+    SHAPE_IDS,
+    SHAPE_PAPER,
+    SHAPE_SECTIONS,
+    SHAPE_TOLERANCE,
+    Shapes,
+    default_shapes,
+    measure_shapes,
+    print_shapes,
+    shape_claims,
+    shape_series,
+)
 from pubsub_spec.properties.contract import FigureOptions, FiguresWritten
 from pubsub_spec.reference.common.oracle import expected_deliveries
 from pubsub_spec.reference.registry import SYSTEMS
@@ -233,6 +249,11 @@ def judge(m: Measured, judged: bool = True) -> list[tuple[str, str, str, str]]:
 
 # -- pubsub-spec figures (properties/tam/contract.py) --------------------------------------------
 FIGURE_IDS = ("H", "L", "S", "Q", "N", "R1", "R2")
+# every id the writer draws: the shapes of the mechanisms on the thesis workload
+# (pubsub_spec/figures_tam_shapes.py, bench_tam's experiments), then the claims on Table 2
+ALL_IDS = (*SHAPE_IDS, *FIGURE_IDS)
+# `small`: bench_tam --quick's sizes (100 nodes, 10 s); `full`: bench_tam's default sizes
+SHAPE_SCALES = {"small": QUICK_SHAPES, "full": default_shapes()}
 # `small`: 200 nodes at n up to 5,000 (tens of seconds); `full`: the benchmark's own sizes
 SCALES = {
     "small": Sizes(200, (1000, 2500, 5000), (1440, 2880, 5760), 2000, (100, 200, 400, 800), 5000),
@@ -304,6 +325,21 @@ def claims_table(m: Measured, scale: str) -> list[ClaimRow]:
         out.append(ClaimRow(cid, CLAIMS[cid], SECTIONS[cid], paper, ours, crit,
                             verdict_.lower(), cmd))  # fmt: skip
     return out
+
+
+def shape_command(scale: str) -> str:
+    return f"pubsub-spec figures --scale {scale} --only {','.join(SHAPE_IDS)}" + (
+        " (= python -m benchmarks.bench_tam --quick)" if scale == "small"
+        else " (= python -m benchmarks.bench_tam)"
+    )  # fmt: skip
+
+
+def shape_claims_table(sh: Shapes, scale: str) -> list[ClaimRow]:
+    """The shapes' rows of the claims table (figures_tam_shapes.shape_claims), common form."""
+    cmd = shape_command(scale)
+    return [ClaimRow(fid, SHAPE_CLAIMS[fid], SHAPE_SECTIONS[fid], SHAPE_PAPER[fid], ours,
+                     SHAPE_TOLERANCE[fid], verdict_, cmd)
+            for fid, ours, verdict_ in shape_claims(sh)]  # fmt: skip
 
 
 Points = list[tuple[float, float]]
@@ -401,11 +437,7 @@ def _draw_tam(fid: str, m: Measured, rows: Sequence[ClaimRow], path: Path) -> No
     if fid in ("R1", "R2"):
         ax.set_xticks([0, 1, 2])
     ax.legend(fontsize=7)
-    text = "\n".join(
-        textwrap.fill(f"{r.cid} ({r.section}): ours {r.ours} -> {r.verdict}; paper {r.paper} "
-                      f"(uncertain); criterion {r.tolerance}", 125, subsequent_indent="    ")
-        for r in rows
-    )  # fmt: skip
+    text = _footer(rows)
     f.text(0.01, 0.01, text, fontsize=6.5, family="monospace", va="bottom")
     f.subplots_adjust(bottom=0.16 + 0.03 * text.count("\n"))
     f.savefig(path, dpi=90)
@@ -413,11 +445,119 @@ def _draw_tam(fid: str, m: Measured, rows: Sequence[ClaimRow], path: Path) -> No
 
 
 def _write_csv(fid: str, m: Measured, path: Path) -> None:
+    _write_series(figure_series(fid, m), path)
+
+
+def _write_series(series: dict[str, Points], path: Path) -> None:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["series", "x", "y"])
-        for name, pts in figure_series(fid, m).items():
+        for name, pts in series.items():
             w.writerows([name, f"{x:.6g}", f"{y:.6g}"] for x, y in pts)
+
+
+def _footer(rows: Sequence[ClaimRow]) -> str:
+    return "\n".join(
+        textwrap.fill(f"{r.cid} ({r.section}): ours {r.ours} -> {r.verdict}; paper {r.paper} "
+                      f"(uncertain); criterion {r.tolerance}", 125, subsequent_indent="    ")
+        for r in rows
+    )  # fmt: skip
+
+
+SHAPE_TITLES = {
+    "messages": "messages per subscription: by subscriptions ({nodes} nodes) and by nodes",
+    "hit-rate": "hit rate and messages per event by index policy",
+    "keys": "keys per range subscription by intervals per attribute",
+    "rendezvous": "messages sent per peer over the mean, by rank ({nodes} nodes)",
+    "routes": "Pastry route lengths against log16 N",
+}
+
+
+def _line(ax: Any, name: str, pts: Points, colour: str) -> None:
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    if name.startswith("paper"):  # uncertain: hollow markers, dashed
+        ax.plot(xs, ys, "o--", color="tab:red", mfc="none", ms=9, mew=1.8, label=name)
+    elif name.startswith("criterion"):
+        ax.plot(xs, ys, "--", color="grey", lw=1.2, label=name)
+    else:
+        ax.plot(xs, ys, "o-" if len(pts) < 20 else "-", color=colour, label=name)
+
+
+def _draw_shape(fid: str, sh: Shapes, rows: Sequence[ClaimRow], path: Path) -> None:
+    """One figure of the shapes (ids SHAPE_IDS): ours solid, the paper's uncertain shape
+    hollow and dashed, the criteria grey and dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = shape_series(fid, sh)
+    colours = ["tab:blue", "tab:orange", "tab:green", "tab:purple"]
+    if fid == "messages":
+        f, (a1, a2) = plt.subplots(1, 2, figsize=(10, 5.4))
+        for ax, key, xlabel in ((a1, "subscriptions", "subscriptions (thesis workload)"),
+                                (a2, "nodes", "nodes")):  # fmt: skip
+            mine = {k: v for k, v in series.items() if k.endswith(key) or f"{key} (" in k}
+            for (name, pts), c in zip(mine.items(), itertools.cycle(colours)):
+                _line(ax, name, pts, c)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("subscription messages per subscription")
+            ax.set_ylim(bottom=0)
+            ax.legend(fontsize=7)
+        ax = a1
+    else:
+        f, ax = plt.subplots(figsize=(8.5, 5.4))
+        if fid == "hit-rate":
+            names = [p.policy for p in sh.policies]
+            hr = series["hit rate"]
+            ax.bar([p[0] for p in hr], [p[1] for p in hr], color="tab:blue", alpha=0.6,
+                   label="hit rate")  # fmt: skip
+            ax.set_xticks(range(len(names)), names)
+            ax.set_ylabel("hit rate (hits / notifications at members)")
+            ax.set_ylim(0, 1)
+            ax2 = ax.twinx()
+            _line(ax2, "msgs/event", series["msgs/event"], "tab:orange")
+            ax2.set_ylabel("messages per event")
+            ax2.set_ylim(bottom=0)
+            h1, l1 = ax.get_legend_handles_labels()
+            h2, l2 = ax2.get_legend_handles_labels()
+            ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper left")
+            ax.set_xlabel("index policy (thesis workload, singleton indices)")
+        elif fid == "keys":
+            ax2 = ax.twinx()
+            for (name, pts), c in zip(series.items(), itertools.cycle(colours)):
+                _line(ax2 if name == "hit rate" else ax, name, pts, c)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.set_ylabel("keys per subscription")
+            ax2.set_ylabel("hit rate")
+            ax2.set_ylim(0, 1)
+            ax.set_xlabel("intervals per float attribute")
+            h1, l1 = ax.get_legend_handles_labels()
+            h2, l2 = ax2.get_legend_handles_labels()
+            ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower right")
+        else:
+            for (name, pts), c in zip(series.items(), itertools.cycle(colours)):
+                _line(ax, name, pts, c)
+            ax.set_xscale("log")
+            if fid == "rendezvous":
+                ax.set_xlabel("peers, busiest first (rank)")
+                ax.set_ylabel("messages sent / mean over all peers")
+                ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+            else:
+                ax.set_xlabel("N (peers in the ring)")
+                ax.set_ylabel("hops to the key's home")
+                ax.set_ylim(bottom=0)
+            ax.legend(fontsize=7)
+    title = SHAPE_TITLES[fid].format(nodes=sh.sizes.nodes)
+    f.suptitle(f"Tam et al. {fid}: {title}", fontsize=10)
+    text = _footer(rows)
+    f.text(0.01, 0.01, text, fontsize=6.5, family="monospace", va="bottom")
+    f.subplots_adjust(bottom=0.16 + 0.03 * text.count("\n"), right=0.9)
+    f.savefig(path, dpi=90)
+    plt.close(f)
 
 
 def claims_lines(rows: Sequence[ClaimRow]) -> list[str]:
@@ -439,43 +579,79 @@ def claims_lines(rows: Sequence[ClaimRow]) -> list[str]:
 
 
 def write_figures(out: Path, only: Sequence[str], options: FigureOptions) -> FiguresWritten:
-    """Tam's figure writer: the evaluation at the scale's sizes (SCALES), one PNG and CSV per
-    claim (`tam_h.png`, ...), and `tam.md`: each figure with its sentence, the claims table in
-    the common form and the runs' tables."""
+    """Tam's figure writer: the shapes of the mechanisms on the thesis workload (ids SHAPE_IDS,
+    bench_tam's experiments at SHAPE_SCALES) and the evaluation on Table 2 (ids FIGURE_IDS,
+    bench_tam_paper's at SCALES), each run only if one of its ids is chosen; one PNG and CSV per
+    figure (`tam_messages.png`, `tam_h.png`, ...), and `tam.md`: each figure with its sentence,
+    the claims table in the common form and the runs' tables (without wall seconds: the same
+    runs write the same page)."""
     out.mkdir(parents=True, exist_ok=True)
-    sizes = SCALES[options.scale]
+    shape_ids = [i for i in SHAPE_IDS if i in only]
+    chosen = [i for i in FIGURE_IDS if i in only]
+    shape_sizes, sizes = SHAPE_SCALES[options.scale], SCALES[options.scale]
     buf = io.StringIO()
+    rows: list[ClaimRow] = []
+    sh: Shapes | None = None
+    m: Measured | None = None
     with redirect_stdout(buf):
-        m = measure_all(sizes, 1)
-    rows = claims_table(m, options.scale)
+        if shape_ids:
+            sh = measure_shapes(shape_sizes)
+            print_shapes(sh, wall=False)
+            print()
+            rows += shape_claims_table(sh, options.scale)
+        if chosen:
+            m = measure_all(sizes, 1)
+            rows += claims_table(m, options.scale)
+    s_ = shape_sizes
     lines = [
         f"# Tam et al.'s evaluation, claim by claim (scale `{options.scale}`)",
         "",
-        f"Generated by `pubsub-spec figures --scale {options.scale}` (pubsub_spec/figures_tam.py, "
-        "the experiments of `python -m benchmarks.bench_tam_paper`): the `tam` system over "
-        f"Scribe on Table 2's workload (decision T16), {sizes.nodes} nodes, seed 1; every "
-        "hit-rate curve agrees with the oracle at its smallest n. The criteria are stated before "
-        "the run for the benchmark's sizes (`--scale full`; docs/tam.md, \"The paper's "
-        "evaluation, claim by claim\")"
+        f"Generated by `pubsub-spec figures --scale {options.scale}` (pubsub_spec/figures_tam.py). "
+        "Two sets of figures: the shapes of the paper's mechanisms (§3) on the thesis workload "
+        f"(`thesis_trace({s_.nodes}, {s_.subs:g}, {s_.events}, s)`, the experiments of "
+        "`python -m benchmarks.bench_tam`, pubsub_spec/figures_tam_shapes.py), and the paper's "
+        "evaluation (§5) rerun on Table 2's workload (decision T16) with the `tam` system over "
+        f"Scribe, {sizes.nodes} nodes, seed 1 (the experiments of "
+        "`python -m benchmarks.bench_tam_paper`; every hit-rate curve agrees with the oracle at "
+        "its smallest n). Every criterion is stated before the run "
+        "(pubsub_spec/figures_tam_shapes.py and the docstring of benchmarks/bench_tam_paper.py; "
+        "docs/tam.md, \"The paper's evaluation, claim by claim\"), the Table 2 ones for the "
+        "benchmark's sizes (`--scale full`)"
         + ("; this page judges them at its own, smaller sizes." if options.scale == "small"
            else ".") + "",
         "",
     ]  # fmt: skip
-    chosen = [i for i in FIGURE_IDS if i in only]
-    for fid in chosen:
-        name = f"tam_{fid.lower()}"
-        mine = [r for r in rows if r.cid == fid]
-        _draw_tam(fid, m, mine, out / f"{name}.png")
-        _write_csv(fid, m, out / f"{name}.csv")
-        (r,) = mine
-        n = {"H": m.ns[-1], "N": m.n_fixed, "R2": m.n_r}.get(fid, 0)
-        lines += [f"## {TITLES[fid].format(n=f'{n:,}')}", "", f"![Tam {fid}]({name}.png)", "",
-                  f"{r.claim} ({r.section}; the paper: {r.paper}, uncertain): ours {r.ours}; "
-                  f"criterion {r.tolerance}: {r.verdict}.", "",
-                  f"Series: [{name}.csv]({name}.csv)", ""]  # fmt: skip
-        print(f"Tam {fid}: {r.verdict}")
+    if sh is not None:
+        lines += ["## The mechanisms' shapes on the thesis workload", ""]
+        for fid in shape_ids:
+            name = f"tam_{fid.replace('-', '_')}"
+            mine = [r for r in rows if r.cid == fid]
+            _draw_shape(fid, sh, mine, out / f"{name}.png")
+            _write_series(shape_series(fid, sh), out / f"{name}.csv")
+            (r,) = mine
+            title = SHAPE_TITLES[fid].format(nodes=sh.sizes.nodes)
+            lines += [f"### {fid}: {title}", "", f"![Tam {fid}]({name}.png)", "",
+                      f"{r.claim} ({r.section}; the paper: {r.paper}, uncertain): ours {r.ours}; "
+                      f"criterion {r.tolerance}: {r.verdict}.", "",
+                      f"Series: [{name}.csv]({name}.csv)", ""]  # fmt: skip
+            print(f"Tam {fid}: {r.verdict}")
+    if m is not None:
+        lines += ["## The evaluation on Table 2, claim by claim", ""]
+        for fid in chosen:
+            name = f"tam_{fid.lower()}"
+            mine = [r for r in rows if r.cid == fid]
+            _draw_tam(fid, m, mine, out / f"{name}.png")
+            _write_csv(fid, m, out / f"{name}.csv")
+            (r,) = mine
+            n = {"H": m.ns[-1], "N": m.n_fixed, "R2": m.n_r}.get(fid, 0)
+            lines += [f"### {TITLES[fid].format(n=f'{n:,}')}", "", f"![Tam {fid}]({name}.png)", "",
+                      f"{r.claim} ({r.section}; the paper: {r.paper}, uncertain): ours {r.ours}; "
+                      f"criterion {r.tolerance}: {r.verdict}.", "",
+                      f"Series: [{name}.csv]({name}.csv)", ""]  # fmt: skip
+            print(f"Tam {fid}: {r.verdict}")
     lines += ["## The claims table", "", *claims_lines(rows), ""]
     lines += ["## The runs", "", buf.getvalue()]
     (out / "tam.md").write_text("\n".join(lines).rstrip() + "\n")
-    link = f"\n## Tam et al.\n\nIts evaluation, claim by claim: [tam.md](tam.md) ({len(chosen)}).\n"
-    return FiguresWritten(len(chosen), link)
+    count = len(shape_ids) + len(chosen)
+    link = f"\n## Tam et al.\n\nIts evaluation, claim by claim: [tam.md](tam.md) ({count}).\n"
+    return FiguresWritten(count, link)
