@@ -8,15 +8,19 @@ benchmarks, and tests/test_kyra_bench_claims.py for Kyra's verdict rules)."""
 from __future__ import annotations
 
 import argparse
+import io
+from contextlib import redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from pubsub_spec import cmd_figures, figures_kyra, figures_tam
+from pubsub_spec import cmd_figures, figures_kyra, figures_tam, figures_tam_shapes, octopia_eval
 from pubsub_spec.cmd_figures import figure_sets
 from pubsub_spec.figures_kyra import Row, Runs
 from pubsub_spec.figures_tam import Measured
+from pubsub_spec.figures_tam_shapes import QUICK_SHAPES, IntervalRow, PolicyRow, Rendezvous, Shapes
+from pubsub_spec.figures_tam_shapes import Row as TamRow
 from pubsub_spec.properties.contract import FigureOptions
 
 SIENA = Row(
@@ -65,7 +69,10 @@ def test_declared_with_unique_ids() -> None:
     kyra = sets["pubsub_spec.figures_kyra:write_figures"]
     tam = sets["pubsub_spec.figures_tam:write_figures"]
     assert kyra.ids == figures_kyra.FIGURE_IDS == ("C1", "C2", "C3", "C4", "C5")
-    assert tam.ids == figures_tam.FIGURE_IDS == ("H", "L", "S", "Q", "N", "R1", "R2")
+    assert figures_tam.FIGURE_IDS == ("H", "L", "S", "Q", "N", "R1", "R2")
+    shapes = ("messages", "hit-rate", "keys", "rendezvous", "routes")
+    assert tam.ids == figures_tam.ALL_IDS == (*shapes, *figures_tam.FIGURE_IDS)
+    assert not [f for f in figure_sets() if f.benchmark]  # every figure set is drawn
     ids = [i for f in figure_sets() for i in f.ids]
     assert len(ids) == len(set(ids))
 
@@ -151,14 +158,117 @@ def test_writers_write_what_they_say(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_only_selects_among_the_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(figures_kyra, "experiments", lambda size, clustered=True: kyra_runs())
     monkeypatch.setattr(figures_tam, "measure_all", lambda sizes, seed: tam_measured())
+    monkeypatch.setattr(figures_tam, "measure_shapes", lambda sizes: tam_shapes())
     args = argparse.Namespace(
-        only="C2,R1", out=str(tmp_path), scale="small", no_check=True, engine="fast", jobs=1
-    )
+        only="C2,R1,hit-rate", out=str(tmp_path), scale="small", no_check=True, engine="fast",
+        jobs=1,
+    )  # fmt: skip
     assert cmd_figures.run(args) == 0
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert pngs == ["kyra_c2.png", "tam_r1.png"]
+    assert pngs == ["kyra_c2.png", "tam_hit_rate.png", "tam_r1.png"]
     index = (tmp_path / "index.md").read_text()
-    assert "[kyra.md](kyra.md) (1)" in index and "[tam.md](tam.md) (1)" in index
+    assert "[kyra.md](kyra.md) (1)" in index and "[tam.md](tam.md) (2)" in index
     assert "lbdd" not in index and "octopia" not in index
     args.only = "C2,nope"
     assert cmd_figures.run(args) == 2
+
+
+def tam_row(system: str, sub_msgs: int, subs: int = 100, event_msgs: int = 1000,
+            hit: float | None = 0.3, agree: bool = True) -> TamRow:  # fmt: skip
+    return TamRow(system, subs, 100, 100, sub_msgs, 100 * sub_msgs, event_msgs, 0, 1.0, 2.0, 10,
+                  1.0, hit, 0, agree, 0.25)  # fmt: skip
+
+
+def tam_shapes(**changes: object) -> Shapes:
+    """Shapes that meet every criterion of figures_tam_shapes.SHAPE_TOLERANCE."""
+    sh = Shapes(
+        sizes=QUICK_SHAPES,
+        side={b: [tam_row(b, 300)] for b in ("reference", "tam", "tam-basic")},
+        by_subs=[(1.0, tam_row("tam", 350), tam_row("tam-basic", 430)),
+                 (3.0, tam_row("tam", 860, 300), tam_row("tam-basic", 1280, 300))],
+        by_nodes=[(25, tam_row("tam", 216), tam_row("tam-basic", 256)),
+                  (100, tam_row("tam", 288), tam_row("tam-basic", 428))],
+        policies=[PolicyRow("first", tam_row("tam", 280, event_msgs=7000), 100, 2.5),
+                  PolicyRow("fewest-keys", tam_row("tam", 200, event_msgs=6500), 90, 2.0),
+                  PolicyRow("all", tam_row("tam", 490, event_msgs=12000, hit=0.2), 200, 4.9)],
+        intervals=[IntervalRow(4, tam_row("tam", 126, hit=0.17), 1.26, 3, 16),
+                   IntervalRow(16, tam_row("tam", 288, hit=0.29), 2.56, 8, 64)],
+        rendezvous=Rendezvous([55, 53, 45], [43, 20, 10, 5], {"tam-basic": [672, 300, *[70] * 98],
+                                                              "tam": [1288, 900, *[220] * 98]}),
+        routes=[(100, 1.69, 2), (1000, 2.46, 3)],
+    )  # fmt: skip
+    return replace(sh, **changes)  # type: ignore[arg-type]
+
+
+def test_tam_shape_verdicts_follow_the_data() -> None:
+    ok = {r.cid: r.verdict for r in figures_tam.shape_claims_table(tam_shapes(), "small")}
+    assert ok == dict.fromkeys(figures_tam_shapes.SHAPE_IDS, "reproduced")
+    sh = tam_shapes()
+    worse = tam_shapes(
+        # Scribe above the home route at 100 nodes; a route 0.6 hop longer than log16 N
+        by_nodes=[sh.by_nodes[0], (100, tam_row("tam", 450), tam_row("tam-basic", 428))],
+        routes=[(100, 1.66 + 0.6, 2), (1000, 2.46, 3)],
+        # the busiest Scribe peer at 8x the mean, above the basic scheme's 6.7x
+        rendezvous=replace(sh.rendezvous, per_peer={"tam-basic": [672, *[100] * 99],
+                                                    "tam": [1600, *[200] * 99]}),
+        policies=[*sh.policies[:2], replace(sh.policies[2], row=tam_row("tam", 1, agree=False))],
+    )  # fmt: skip
+    bad = {r.cid: r.verdict for r in figures_tam.shape_claims_table(worse, "small")}
+    assert bad == {"messages": "refuted", "hit-rate": "refuted", "keys": "reproduced",
+                   "rendezvous": "refuted", "routes": "refuted"}  # fmt: skip
+
+
+def test_tam_shapes_written_on_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(figures_tam, "measure_shapes", lambda sizes: tam_shapes())
+    monkeypatch.setattr(figures_tam, "measure_all", lambda sizes, seed: pytest.fail("not asked"))
+    ids = list(figures_tam_shapes.SHAPE_IDS)
+    w = figures_tam.write_figures(tmp_path, ids, FigureOptions("small"))
+    assert w.count == 5
+    stems = ["tam_messages", "tam_hit_rate", "tam_keys", "tam_rendezvous", "tam_routes"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted(["tam.md", *(f"{s}.{e}" for s in stems for e in ("png", "csv"))])
+    page = (tmp_path / "tam.md").read_text()
+    for fid, stem in zip(ids, stems, strict=True):
+        assert f"| {fid} | " in page and f"![Tam {fid}]({stem}.png)" in page
+    assert "≈ log16 N (Pastry, b = 4) †" in page and "Verdicts: 5 reproduced." in page
+    # the runs' tables without wall seconds (the rows carry 0.25 s each)
+    assert "| tam | 3.0 | 300 |" in page and "| oracle |\n" in page and "0.2 |" not in page
+    routes = (tmp_path / "tam_routes.csv").read_text().splitlines()
+    assert "ours: mean hops,100,1.69" in routes and "paper ≈ log16 N,100,1.66096" in routes
+    # the same runs write the same page
+    first = page
+    figures_tam.write_figures(tmp_path, ids, FigureOptions("small"))
+    assert (tmp_path / "tam.md").read_text() == first
+
+
+def test_octopia_page_leaves_out_wall_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two writes of the same runs give the same page: the end-to-end table (experiment 3, run
+    for real on a tiny stock trace) is printed without the wall seconds, which a clock that
+    moves on every reading would otherwise change."""
+    clock = iter(range(10**6))
+    monkeypatch.setattr(  # every run takes longer than the one before
+        "pubsub_spec.octopia_eval.time.perf_counter", lambda: float(next(clock)) ** 2
+    )
+    burst = octopia_eval.BurstFigures(10, 1, "a", 100.0, 200.0, 0.9, 0.0, 0.0, True, q_host=5.0)
+    sub = octopia_eval.SubFigures(10.0, 8.0, 9.0, 100, 70, 50.0, 60.0)
+
+    def fake(seed: int, quick: bool, wall: bool = True) -> octopia_eval.Evaluation:
+        octopia_eval.end_to_end(seed, octopia_eval.Stock(2, 6, 6), wall)
+        per = {"octopia-idr": [replace(burst, mean_ms=80.0)], "octopia-snr": [burst]}
+        return octopia_eval.Evaluation([(-0.9, 98.0, -0.6)], [], {"paper-500": sub},
+                                       {"per": per}, {}, [])  # fmt: skip
+
+    monkeypatch.setattr(octopia_eval, "evaluate", fake)
+    pages = []
+    for _ in range(2):
+        octopia_eval.write_figures(tmp_path, ["O9", "O11", "OB"], FigureOptions("small"))
+        pages.append((tmp_path / "octopia.md").read_text())
+    assert pages[0] == pages[1]
+    assert "| SRT / PRT per broker | oracle |\n" in pages[0] and "| s |" not in pages[0]
+    # the benchmark's own printout keeps the column
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        octopia_eval.end_to_end(1, octopia_eval.Stock(2, 6, 6))
+    assert "| oracle | s |" in buf.getvalue()
