@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TypeVar
 
-from pubsub_spec.conformance.generators_power import POWER_GENERATORS
+from pubsub_spec.conformance.generators_power import POWER_GENERATORS, with_seq
 from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
@@ -256,9 +255,16 @@ def _stock_event(rng: random.Random, eid: str, adv: Advertise, aim: Subscription
     the others anywhere in their domains; all 10 attributes present. Aimed at `aim` (if given)
     where its ranges and the advertisement's intersect, so that deliveries happen."""
     vals: list[tuple[str, Number]] = []
+    # the first predicate of each attribute (as `Subscription.predicate`), looked up once
+    ranges: dict[str, Predicate] = {}
+    for q in adv.predicates:
+        ranges.setdefault(q.attribute, q)
+    aimed: dict[str, Predicate] = {}
+    for q in aim.predicates if aim is not None else ():
+        aimed.setdefault(q.attribute, q)
     for a in STOCK.attributes:
-        p = next((q for q in adv.predicates if q.attribute == a.name), None)
-        s = aim.predicate(a.name) if aim is not None else None
+        p = ranges.get(a.name)
+        s = aimed.get(a.name)
         lo, hi = (p.lo, p.hi) if p is not None else (a.min, a.max)
         if s is not None and max(lo, s.lo) <= min(hi, s.hi):
             p = Predicate(a.name, max(lo, s.lo), min(hi, s.hi))
@@ -307,10 +313,10 @@ def _stock(
     ops: list[Op] = []
     seq = 0
 
-    def add(op: Op) -> None:
+    def add(op: Op) -> None:  # numbered in order (an op made with its number is kept as is)
         nonlocal seq
         seq += 1
-        ops.append(_with_seq(op, seq))
+        ops.append(op if op.seq == seq else _with_seq(op, seq))
 
     adverts: dict[str, list[Advertise]] = {p: [] for p in publishers}
     n_adv = 0
@@ -344,23 +350,23 @@ def _stock(
         if kind == "sub":
             subscriber = f"n{rng.randrange(nodes)}"
             sub = _stock_subscription(rng, f"s{seq + 1}", subscriber, hot)
-            add(Subscribe(0, sub))
+            add(Subscribe(seq + 1, sub))
             active.append(sub.id)
             subs[sub.id] = sub
         elif kind == "unsub" and active:
-            add(Unsubscribe(0, active.pop(rng.randrange(len(active)))))
+            add(Unsubscribe(seq + 1, active.pop(rng.randrange(len(active)))))
         elif kind == "readvertise":
             pub = rng.choice(publishers)
             old = adverts[pub].pop(rng.randrange(len(adverts[pub])))
             advertise(pub)  # the new one first: the publisher always has one
-            add(Unadvertise(0, old.id))
+            add(Unadvertise(seq + 1, old.id))
         elif kind == "pub":
             pub = "n0" if burst and rng.random() < 0.9 else rng.choice(publishers)
             adv = rng.choice(adverts[pub])
             n_ev += 1
             aim = subs[rng.choice(active)] if active and rng.random() < 0.5 else None
             ev = _stock_event(rng, f"e{n_ev}", adv, aim)
-            add(Publish(0, ev, adv.id if rng.random() < 0.5 else None))
+            add(Publish(seq + 1, ev, adv.id if rng.random() < 0.5 else None))
     thesis = ThesisConfig(capacity_min=1, capacity_max=4, max_depth=12)
     sections: tuple[tuple[str, object], ...] = ((SECTION, thesis),)
     timing = Timing(sub_interarrival_ms=20.0, pub_interarrival_ms=20.0)
@@ -380,13 +386,7 @@ def _stock(
     return ops, nodes, timing, sections
 
 
-OpT = TypeVar("OpT", bound=Op)
-
-
-def _with_seq(op: OpT, seq: int) -> OpT:
-    from dataclasses import replace
-
-    return replace(op, seq=seq)
+_with_seq = with_seq  # generators_power.py
 
 
 def _stock_gen(name: str, *, burst: bool) -> Generator:

@@ -14,9 +14,12 @@ The numbers stay inside what the format guarantees every mainstream JSON reader 
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import random
 from collections.abc import Callable
+from typing import TypeVar
 
 from pubsub_spec.reference.common.model import (
     Attribute,
@@ -181,10 +184,27 @@ def _build(
     return renumbered, nodes
 
 
-def _with_seq(op: Op, seq: int) -> Op:
-    from dataclasses import replace
+OpT = TypeVar("OpT", bound=Op)
 
-    return replace(op, seq=seq)
+
+@functools.cache
+def _after_seq(kind: type) -> tuple[str, ...]:
+    """The fields of an op class after its first, the seq (reference/common/ops.py)."""
+    names = tuple(f.name for f in dataclasses.fields(kind))
+    if names[:1] != ("seq",):
+        raise TypeError(f"{kind.__name__}: its first field is not seq")
+    return names[1:]
+
+
+def with_seq(op: OpT, seq: int) -> OpT:
+    """`dataclasses.replace(op, seq=seq)`, made again from its other fields in order: the
+    same op at a third of `replace`'s cost (every generated op is renumbered once)."""
+    kind: type = type(op)
+    made: OpT = kind(seq, *(getattr(op, f) for f in _after_seq(kind)))
+    return made
+
+
+_with_seq = with_seq
 
 
 def _gen(
