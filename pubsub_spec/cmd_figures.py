@@ -181,8 +181,10 @@ def draw(fig: Figure, path: Path, sweep_labels: list[str]) -> None:
     )
     box = _text_box(fig)
     f.text(0.01, 0.01, box, fontsize=6.5, family="monospace", va="bottom")
+    ticks = 0.05 if fig.kind in ("sweep", "table") else 0.0  # two-line size labels
     f.subplots_adjust(
-        bottom=0.1 + 0.024 * (box.count("\n") + 1), right=0.88 if fig.kind == "dist" else 0.95
+        bottom=0.1 + ticks + 0.024 * (box.count("\n") + 1),
+        right=0.88 if fig.kind == "dist" else 0.95,
     )
     f.savefig(path, dpi=90)
     plt.close(f)

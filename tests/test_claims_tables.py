@@ -1,0 +1,162 @@
+"""The claims tables of the thesis' Chapter 4 and of LBDD §4 (pubsub_spec/claims.py): verdicts
+are computed from the numbers, so a wrong number flips a verdict; the figure pages and the docs
+carry the same tables; the thesis' full-scale figure page is committed and linked."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pubsub_spec import claims
+from pubsub_spec.claims import (
+    LBDD_CLAIMS,
+    THESIS_CLAIMS,
+    TOLERANCES,
+    Cause,
+    Refutation,
+    judge,
+    lbdd_claims,
+    markdown,
+    thesis_claims,
+)
+from pubsub_spec.cmd_figures import page
+from pubsub_spec.figures_lbdd import page as lbdd_page
+from pubsub_spec.reference.lbdd.figures import build_lbdd_figures
+from pubsub_spec.reference.thesis.figures import Figure
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def spec(sid: str) -> claims.ClaimSpec:
+    return next(s for s in (*THESIS_CLAIMS, *LBDD_CLAIMS) if s.id == sid)
+
+
+def test_tolerances_are_strict_at_their_edges() -> None:
+    mean, share, below = TOLERANCES["mean"], TOLERANCES["share"], TOLERANCES["below"]
+    assert mean.holds(364.0, 331.0) and not mean.holds(365.0, 331.0)  # ±10 %
+    assert mean.holds(298.0, 331.0) and not mean.holds(297.0, 331.0)
+    assert share.holds(0.75, 0.70) and not share.holds(0.76, 0.70)  # ±5 points
+    assert below.holds(0.70, 0.70) and not below.holds(0.71, 0.70)
+    assert TOLERANCES["all"].holds(1.0, 1.0) and not TOLERANCES["all"].holds(0.99, 1.0)
+    assert TOLERANCES["rises"].holds(0.1, 0.0) and not TOLERANCES["rises"].holds(0.0, 0.0)
+    assert TOLERANCES["range"].holds(-5, -20, 0) and not TOLERANCES["range"].holds(1, -20, 0)
+
+
+def test_a_verdict_flips_with_our_number() -> None:
+    t1 = spec("T1")  # 331 ms, ±10 %; the G4 experiment measured 359 ms
+    assert judge(t1, 340.0, "run").outcome == "reproduced"
+    explained = judge(t1, 661.0, "run")
+    assert explained.outcome == "explained" and "359" in explained.verdict
+    assert "--only probelevel" in explained.experiment  # the cause's command is in the row
+    # the same row with the experiment's number outside the tolerance: not explained
+    missed = judge(replace(t1, cause=Cause("x", 400.0, "cmd")), 661.0, "run")
+    assert missed.outcome == "open" and "still outside" in missed.verdict
+
+
+def test_a_reduction_needs_something_to_reduce() -> None:
+    t20 = spec("T20")  # the cut-off leaves at most half of the nodes above 6k
+    fig = _fig("4.7", {"share_over_6k_no_cutoff": 0.10, "share_over_6k_cutoff": 0.02})
+    assert judge(t20, t20.ours({"4.7": fig}), "run").outcome == "reproduced"
+    fig.ours["share_over_6k_cutoff"] = 0.06
+    assert judge(t20, t20.ours({"4.7": fig}), "run").outcome == "open"
+    fig.ours.update(share_over_6k_no_cutoff=0.0, share_over_6k_cutoff=0.0)
+    assert judge(t20, t20.ours({"4.7": fig}), "run").outcome == "open"
+
+
+def test_a_refutation_needs_its_bound_outside_the_tolerance() -> None:
+    t14 = spec("T14")  # multicast saves 29.1 %; G1 bounds it at the first stage's 21 %
+    assert judge(t14, 29.0, "run").outcome == "reproduced"
+    assert judge(t14, -1.0, "run").outcome == "refuted"
+    reachable = replace(t14, refuted=Refutation("r", 28.0, "cmd"))
+    assert judge(reachable, -1.0, "run").outcome == "open"
+    # a refutation by the run itself (bound None) follows our number
+    l9 = spec("L9")
+    assert judge(l9, 1.0, "run").outcome == "reproduced"
+    assert judge(l9, 0.8, "run").outcome == "refuted"
+
+
+def test_uncertain_paper_values_are_marked_and_footnoted() -> None:
+    rows = [judge(spec("T3"), 0.5, "run"), judge(spec("T1"), 340.0, "run")]
+    text = markdown(rows)
+    assert "| ≈ 90% (note T3) |" in text and "- T3: '1 s' is read" in text
+    assert "| 331 |" in text  # a stated value carries no mark
+    for key, tol in TOLERANCES.items():  # the tolerances are printed under every table
+        assert tol.text in text, key
+
+
+def _fig(fid: str, ours: dict[str, float], series: dict[str, Any] | None = None) -> Figure:
+    return Figure(fid, "t", "dist", "x", "y", series or {"ours": [(1.0, 1.0)]}, ours, {})
+
+
+def test_the_thesis_page_carries_the_table_computed_from_its_figures() -> None:
+    good = _fig("4.1", {"mean_ms": 331.0, "frac_le_600ms": 0.70, "frac_le_1000ms": 0.90})
+    bad = _fig("4.1", {"mean_ms": 900.0, "frac_le_600ms": 0.70, "frac_le_1000ms": 0.90})
+    text = page([good], {}, "small", 1.0)
+    assert "## Claims, one by one" in text
+    row = next(line for line in text.splitlines() if line.startswith("| T1 |"))
+    assert row.endswith("| reproduced | `pubsub-spec figures --scale small` |")
+    assert "| T4 |" not in text  # only the figures drawn are judged
+    worse = next(line for line in page([bad], {}, "small", 1.0).splitlines() if "| T1 |" in line)
+    assert "| explained: " in worse
+
+
+def test_the_lbdd_page_carries_the_table_and_a_wrong_tree_flips_it() -> None:
+    figs = build_lbdd_figures(3)
+    text = lbdd_page(figs, "small")
+    assert "## Claims, one by one" in text
+    rows = {c.id: c for c in lbdd_claims(figs, "small")}
+    assert set(rows) == {s.id for s in LBDD_CLAIMS}
+    assert rows["L1"].outcome == "reproduced"  # the calibration point
+    assert rows["L5"].outcome == "reproduced" and rows["L10"].outcome == "reproduced"
+    # one tree that sends a copy too many is no longer "exactly n copies"
+    lt1 = next(f for f in figs if f.id == "LT1")
+    ours = dict(lt1.ours) | {"share of trees with n copies": 14 / 15}
+    broken = [replace(lt1, ours=ours) if f.id == "LT1" else f for f in figs]
+    assert {c.id: c for c in lbdd_claims(broken, "small")}["L10"].outcome == "open"
+
+
+def _claims_table(text: str) -> str:
+    """The claims table of a page or doc: from its header row to its tolerances line."""
+    m = re.search(r"^\| # \| claim \|.*?^Tolerances, stated before the runs[^\n]*", text,
+                  re.M | re.S)  # fmt: skip
+    assert m, "no claims table"
+    return m.group(0)
+
+
+def test_the_docs_tables_are_the_generated_ones() -> None:
+    full = (DOCS / "figures" / "full" / "index.md").read_text()
+    assert _claims_table((DOCS / "thesis.md").read_text()) == _claims_table(full)
+    lbdd = (DOCS / "figures" / "lbdd.md").read_text()
+    assert _claims_table((DOCS / "lbdd.md").read_text()) == _claims_table(lbdd)
+
+
+def test_the_full_scale_page_is_committed_and_linked() -> None:
+    full = DOCS / "figures" / "full"
+    text = (full / "index.md").read_text()
+    assert "(scale `full`)" in text and re.search(r"Total time: \d+ s", text)
+    assert "| thesis | 1000 | 5000 | 10000 |" in text  # Table 4.1
+    for n in (1740, 3000, 4000, 5000):
+        assert f"| sweep-{n} | {n} |" in text
+    assert "DISAGREE" not in text
+    for png in re.findall(r"\]\((fig_[^)]+\.png)\)", text):
+        assert (full / png).stat().st_size > 10_000
+    assert "full/index.md" in (DOCS / "figures" / "index.md").read_text()
+    assert "figures/full/index.md" in (DOCS / "thesis.md").read_text()
+
+
+@pytest.mark.parametrize("sid", [s.id for s in THESIS_CLAIMS])
+def test_every_thesis_row_reads_its_figure(sid: str) -> None:
+    """Each row's getter reads a value its figure has (a renamed key fails here, not later)."""
+    s = spec(sid)
+    keys = {"4.1", "4.2", "4.3", "4.4", "4.5", "4.6", "4.7", "4.8", "4.9", "4.10", "T4.5"}
+    assert s.figure in keys and s.tolerance in TOLERANCES
+    assert s.cause is None or s.cause.command.startswith("python -m benchmarks.")
+
+
+def test_thesis_claims_on_no_figures_is_empty() -> None:
+    assert thesis_claims([], "small") == []
