@@ -309,8 +309,7 @@ def print_shapes(sh: Shapes, wall: bool = True) -> None:
     half = events // 2
     print(f"\n## Messages vs subscriptions ({nodes} nodes, {half} events, seed 1)\n")
     print(
-        "| subs/node | subs | tam sub msgs | tam event msgs | basic sub msgs "
-        "| basic event msgs |"
+        "| subs/node | subs | tam sub msgs | tam event msgs | basic sub msgs | basic event msgs |"
     )
     print("|---|---|---|---|---|---|")
     for spn, t, b in sh.by_subs:
@@ -391,8 +390,7 @@ SHAPE_CLAIMS = {
     "one index's digest costs less than every applicable index's (the seen list drops copies)",
     "keys": "a handful of intervals keeps keys per subscription in the order of tens; finer "
     "intervals mean more keys and fewer misses",
-    "rendezvous": "homes get overloaded; Scribe's trees absorb joins, so the root is no "
-    "bottleneck",
+    "rendezvous": "homes get overloaded; Scribe's trees absorb joins, so the root is no bottleneck",
     "routes": "a publication reaches the root in O(log N) Pastry hops",
 }
 SHAPE_PAPER = {
