@@ -45,7 +45,7 @@ def point_size(p: StoredPoint) -> int:
     return sub_size(p.sub) + len(p.base) + 24
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProbeSub:
     """Probe for the home leaf of a subscription point (Program 3.2); remove=True for
     unsubscription (§3.3.1); found=True is the leaf's answer to the subscriber."""
@@ -56,13 +56,13 @@ class ProbeSub:
     found: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InsertSub:
     point: StoredPoint
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LeafUpdate:
     """LeafNodeUpdateMessage: `split` has split into split+"0", split+"1" (Program 3.1)."""
 
@@ -71,7 +71,7 @@ class LeafUpdate:
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TransferSub:
     """Points (and processed events) handed to a new child; created=True is its confirmation."""
 
@@ -82,14 +82,14 @@ class TransferSub:
     created: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProbePub:
     event: Event
     qattr: str
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProbePubMulticast:
     """One multicast hop carrying destination tree nodes (qattr, bits) (Program 3.4)."""
 
@@ -97,7 +97,7 @@ class ProbePubMulticast:
     dests: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EventDelivery:
     """The event and, per subscriber peer, the subscription ids it is delivered for."""
 

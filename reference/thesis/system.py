@@ -215,10 +215,9 @@ class TwoDTreeSystem(System[Item]):
             if found is None:
                 return f"drop {TYPE_OF[type(msg)]} to dead peer"
             peer = found
-        if type(msg) is ProbePub:  # the most frequent: `_handle` and `_describe` inline
-            self._on_probe_pub(peer, msg)
-            return f"ProbePub {peer.name} {msg.event.id}@{msg.qattr}:{msg.target}"
         self._handle(peer, msg)
+        if type(msg) is ProbePub:  # the most frequent: `_describe`, inline
+            return f"ProbePub {peer.name} {msg.event.id}@{msg.qattr}:{msg.target}"
         return f"{TYPE_OF[type(msg)]} {peer.name} {_describe(msg)}"
 
     def on_deliver(self, item: Deliver) -> str:

@@ -44,7 +44,7 @@ class StoredPoint:
         return (self.sub.id, self.segment.index)
 
 
-@dataclass
+@dataclass(slots=True)  # no instance dict: read per probe
 class TreeNode:
     qattr: str
     bits: str
