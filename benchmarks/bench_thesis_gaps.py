@@ -4,7 +4,9 @@ concentration, latency level). Each experiment varies one thing on the thesis wo
 (Tables 4.1–4.3) and prints what it changes.
 
 Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
-         [--only multicast,cutoff,hotspot,latency,skew,probelevel]
+         [--only multicast,cutoff,hotspot,latency,skew,probelevel,growth]
+
+`growth` (Fig. 4.9 with PNS) runs the preset at 1000 and 5000 nodes whatever --nodes says.
 
 `probelevel` (G4, cause b) swaps RndLeafProbe's first level, an experiment switch of this
 benchmark only (`ProbeLevel`; the reference keeps D-PARAM's uniform [0, 10]). `skew` (G3) and
@@ -209,11 +211,16 @@ def _run(
         "probe_max": max(probe),
         "pub_mean": statistics.fmean(pub),
         "pub_max_over_mean": max(pub) / statistics.fmean(pub),
+        # Fig. 4.4's shares: nodes within 1.2x the mean (1.6k of 1.32k), above 4.5x (6k)
+        "pub_le_1.2x": sum(1 for x in pub if x <= 1.21 * statistics.fmean(pub)) / len(pub),
+        "pub_over_4.5x": sum(1 for x in pub if x > 6000 / 1320 * statistics.fmean(pub))
+        / len(pub),
         "probe_max_over_mean": max(probe) / statistics.fmean(probe),
         "pp_share": m.bytes["ProbePub"]
         / max(1, m.bytes["ProbePub"] + m.bytes["ProbePubMulticast"]),
         "jump_backs_per_event": m.jump_backs / max(1, events),
         "delivery_ms": statistics.fmean(m.delivery_latency_ms) if m.delivery_latency_ms else 0.0,
+        "delivery_max_ms": max(m.delivery_latency_ms, default=0.0),
         # Fig. 4.3's shares: deliveries within 400 ms and 1 s
         "delivery_le_400": sum(1 for x in m.delivery_latency_ms if x <= 400)
         / max(1, len(m.delivery_latency_ms)),
@@ -230,13 +237,17 @@ def _run(
     }
 
 
+def _growth(x: float, base: float) -> str:
+    return f"{100 * (x / base - 1):+.0f} %" if base else "n/a"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--nodes", type=int, default=1000)
     p.add_argument("--subs-per-node", type=float, default=5)
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--only", default="multicast,cutoff,hotspot,latency,skew,probelevel")
+    p.add_argument("--only", default="multicast,cutoff,hotspot,latency,skew,probelevel,growth")
     a = p.parse_args(argv)
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
     preset = thesis_preset(trace.schemas)
@@ -290,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\nZipf ranks on the lowest sub-ranges (Table 4.3 as read) or on a seeded")
         print("permutation of them (the same skew, spread over the domain): bytes/node/event")
         print(f"{'ranks':>10} {'c':>5} {'probe mean':>11} {'probe max/mean':>15}", end="")
-        print(f" {'pub max/mean':>13}")
+        print(f" {'pub max/mean':>13} {'pub <=1.2x mean':>16} {'pub >4.5x mean':>15}")
         for order in (None, 1, 2, 3, 4, 5):
             profiles = {k: replace(v, rank_order=order) for k, v in THESIS_PROFILES.items()}
             ranked = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed, profiles=profiles)
@@ -300,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 label = "lowest" if order is None else f"shuffled {order}"
                 print(
                     f"{label:>10} {frac or 'off':>5} {r['probe_mean']:11.1f}"
-                    f" {r['probe_max_over_mean']:15.1f} {r['pub_max_over_mean']:13.1f}",
+                    f" {r['probe_max_over_mean']:15.1f} {r['pub_max_over_mean']:13.1f}"
+                    f" {r['pub_le_1.2x']:16.0%} {r['pub_over_4.5x']:15.1%}",
                     flush=True,
                 )
     if "probelevel" in only:
@@ -324,6 +336,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f" {r['install_le_1000']:6.0%}",
                         flush=True,
                     )
+    if "growth" in only:
+        print("\nmean delivery latency against network size (Fig. 4.9), the preset, with PNS(16)")
+        base: dict[bool, float] = {}
+        for n in (1000, 5000):
+            sized = thesis_trace(n, a.subs_per_node, a.events, a.seed)
+            for with_pns in (False, True):
+                setting = replace(thesis_preset(sized.schemas), proximity_routing=with_pns)
+                r = _run(sized, setting, FastTwoDTreeSystem)
+                base.setdefault(with_pns, r["delivery_ms"])
+                print(
+                    f"{n:>5} nodes  PNS {'on ' if with_pns else 'off'}  delivery"
+                    f" {r['delivery_ms']:6.0f} ms ({_growth(r['delivery_ms'], base[with_pns])}"
+                    f" from 1000)  max {r['delivery_max_ms']:6.0f} ms",
+                    flush=True,
+                )
     print(f"\ntime {time.monotonic() - start:.0f} s")
     return 0
 
