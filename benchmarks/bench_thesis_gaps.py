@@ -213,8 +213,7 @@ def _run(
         "pub_max_over_mean": max(pub) / statistics.fmean(pub),
         # Fig. 4.4's shares: nodes within 1.2x the mean (1.6k of 1.32k), above 4.5x (6k)
         "pub_le_1.2x": sum(1 for x in pub if x <= 1.21 * statistics.fmean(pub)) / len(pub),
-        "pub_over_4.5x": sum(1 for x in pub if x > 6000 / 1320 * statistics.fmean(pub))
-        / len(pub),
+        "pub_over_4.5x": sum(1 for x in pub if x > 6000 / 1320 * statistics.fmean(pub)) / len(pub),
         "probe_max_over_mean": max(probe) / statistics.fmean(probe),
         "pp_share": m.bytes["ProbePub"]
         / max(1, m.bytes["ProbePub"] + m.bytes["ProbePubMulticast"]),
