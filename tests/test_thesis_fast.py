@@ -21,10 +21,15 @@ from pubsub_spec.properties.thesis.strategies import workloads
 from pubsub_spec.reference.common.model import Event, Predicate, Subscription
 from pubsub_spec.reference.common.ops import Publish, Subscribe, Trace, Unsubscribe
 from pubsub_spec.reference.common.oracle import expected_deliveries
+from pubsub_spec.reference.sim.engine import Engine
 from pubsub_spec.reference.sim.run import Driver, RunResult, run_trace
 from pubsub_spec.reference.thesis.config import config_of, thesis_preset, with_config
-from pubsub_spec.reference.thesis.substrate import Group
-from pubsub_spec.reference.thesis.substrate_fast import FastSubstrate, FastTwoDTreeSystem
+from pubsub_spec.reference.thesis.substrate import Group, Item, Timer
+from pubsub_spec.reference.thesis.substrate_fast import (
+    FastEngine,
+    FastSubstrate,
+    FastTwoDTreeSystem,
+)
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 from pubsub_spec.reference.thesis.tree import TreeNode
 from pubsub_spec.reference.thesis.workload import thesis_trace
@@ -259,3 +264,46 @@ def test_trace_validation_of_the_fast_engine() -> None:
     assert r.records > 100 and not r.failures, r.failures
     bad = validate_cutoff(t, FastHEqualsCutoff)
     assert bad.failures and bad.failures[0][1].violated == "TVInitOK"
+
+
+def _timers(engine: Engine[Item], times: list[float]) -> None:
+    for i, at in enumerate(times):
+        engine.schedule(at, Timer("ready", f"n{i}"))
+
+
+def test_the_fast_engines_loop_is_engine_step() -> None:
+    """`FastEngine.drain` processes what `Engine.step` would, in the same order and with the
+    same log: up to a time (an item at exactly that time included), then to the end."""
+    times = [3.0, 1.0, 2.0, 2.0, 5.0, 0.5]
+    ref, fast = Engine[Item](), FastEngine()
+    _timers(ref, times)
+    _timers(fast, times)
+    order: list[str] = []
+
+    def handle(item: Item) -> str:
+        assert isinstance(item, Timer)
+        order.append(item.name)
+        return item.name
+
+    for until in (2.0, None):
+        while (at := ref.next_time()) is not None and (until is None or at <= until):
+            ref.step(handle)
+        expected, order[:] = list(order), []
+        fast.drain(handle, lambda d: "", until)
+        assert order == expected and fast.now == ref.now and fast.processed == ref.processed
+        order.clear()
+    assert fast.log_hash() == ref.log_hash() and len(fast) == 0
+
+
+def test_the_fast_engine_counts_what_it_processed_when_a_handler_raises() -> None:
+    fast = FastEngine()
+    _timers(fast, [1.0, 2.0, 3.0, 4.0])
+
+    def handle(item: Item) -> str:
+        if fast.now == 3.0:
+            raise RuntimeError("a handler failed")
+        return "ok"
+
+    with pytest.raises(RuntimeError):
+        fast.drain(handle, lambda d: "", None)
+    assert fast.processed == 3 and len(fast) == 1
