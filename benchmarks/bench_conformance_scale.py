@@ -8,14 +8,22 @@ inherits another's memory. Prints figures; asserts nothing. 10^7 ops only with -
 it (every built-in: the fast ones on every trace, the simulators on their shared sample, the
 Python oracle's cross-check); `--impls` narrows it.
 
+`--components N` prints instead where a run's CPU goes, measured in this one process on the
+first N ops of the same round-robin trace set (each trace made, turned to rows and run in turn,
+then dropped, as a Spark task does): per op, generation, Parquet rows, writing them, each fast
+built-in on every trace, `oracle-python`, and each simulator on one trace of every generator
+(their sample at scale); the oracle stage is Spark's, in the stage lines of a `conform` run.
+
 Run: python -m benchmarks.bench_conformance_scale [--sizes 100000,1000000] [--full]
-     [--no-cluster] [--impls LIST] [--profile medium]
+     [--no-cluster] [--impls LIST] [--profile medium] [--components N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -65,6 +73,78 @@ def show(where: str, body: dict[str, Any]) -> None:
         )
 
 
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def components(ops: int, profile: str) -> None:
+    """Per-op CPU of each part of a run's work, in this process (module doc)."""
+    from pubsub_spec.conformance.generators import GENERATORS
+    from pubsub_spec.conformance.impls import builtin
+    from pubsub_spec.conformance.parquet import OPS_TABLE, rows_from_trace
+    from pubsub_spec.conformance.scale.planning import plan
+    from pubsub_spec.conformance.scale.sampling import CROSS_CHECK, FAST, is_slow
+    from pubsub_spec.conformance.scale.sink import ParquetSink
+    from pubsub_spec.reference.sim.system import missing_features
+
+    impls = builtin()
+    p = plan(ops, tuple(GENERATORS), profile, 1)
+    fast = [impls[n] for n in FAST]
+    for impl in fast:  # compiled kernels: compile before measuring
+        fp = impl.fingerprint
+        assert fp is not None
+        fp(GENERATORS["uniform"](p.seed, 0, "tiny"))
+    spent: dict[str, float] = {}
+    counted: dict[str, int] = {}
+
+    def add(what: str, seconds: float, n: int) -> None:
+        spent[what] = spent.get(what, 0.0) + seconds
+        counted[what] = counted.get(what, 0) + n
+
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    with tempfile.TemporaryDirectory(prefix="bench-components-") as tmp:
+        sink = ParquetSink(Path(tmp) / "ops.parquet", OPS_TABLE)
+        slow = [n for n in impls if is_slow(n) and n != CROSS_CHECK]
+        for number in range(p.traces):
+            gen, index = p.task(number)
+            t0 = cpu()
+            trace = GENERATORS[gen](p.seed, index, profile)
+            t1 = cpu()
+            _, rows = rows_from_trace(trace)
+            t2 = cpu()
+            sink.add(rows)
+            t3 = cpu()
+            n = len(trace.ops)
+            add("generation", t1 - t0, n)
+            add("Parquet rows", t2 - t1, n)
+            add("Parquet write", t3 - t2, n)
+            for impl in fast:
+                fp = impl.fingerprint
+                assert fp is not None
+                t = cpu()
+                fp(trace)
+                add(impl.name, cpu() - t, n)
+            t = cpu()
+            impls[CROSS_CHECK].run(trace)
+            add(CROSS_CHECK, cpu() - t, n)
+            if index == 0:  # one trace of every generator: the simulators' sample at scale
+                for name in slow:
+                    if missing_features(trace, impls[name].features):
+                        continue
+                    t = cpu()
+                    impls[name].run(trace)
+                    add(name, cpu() - t, n)
+        t = cpu()
+        sink.close()
+        add("Parquet write", cpu() - t, 0)
+    print(f"{p.estimated_ops} ops (estimated) in {p.traces} traces, profile {profile}, CPU per op:")
+    for what, seconds in spent.items():
+        per = 1000 * seconds / max(1, counted[what])
+        print(f"  {what:<22}{per:>9.4f} ms/op  {seconds:>8.2f} CPU-s over {counted[what]:>8} ops")
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="100000,1000000", help="comma-separated op counts")
@@ -72,7 +152,12 @@ def main() -> None:
     ap.add_argument("--no-cluster", action="store_true", help="local[2] only")
     ap.add_argument("--impls", default=None, help="default: conform's own (every built-in)")
     ap.add_argument("--profile", default="medium")
+    ap.add_argument("--components", type=int, default=0, metavar="N",
+                    help="per-component CPU per op on N ops, in process (no conform runs)")
     args = ap.parse_args()
+    if args.components:
+        components(args.components, args.profile)
+        return
     sizes = [int(s) for s in args.sizes.split(",") if s] + ([10_000_000] if args.full else [])
     print(f"{'master':<10}{'ops':>10}{'traces':>8}{'seconds':>9}{'ops/min':>12}")
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
