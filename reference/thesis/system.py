@@ -65,10 +65,13 @@ class SubState:
     points: tuple[StoredPoint, ...]
     install: Installation  # InsertSubs in flight (on unsubscription: the removal probes)
     active: bool = True
-    # the original's predicates as (attribute, lo, hi), read by the filter (`_accept`)
+    # the original's schema and predicates as (attribute, lo, hi), read by the filter
+    # (`_accept`) without touching the subscription itself
+    schema: str = field(init=False, repr=False)
     preds: tuple[tuple[str, Number, Number], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self.schema = self.original.schema
         self.preds = tuple((p.attribute, p.lo, p.hi) for p in self.original.predicates)
 
 
@@ -646,7 +649,7 @@ class TwoDTreeSystem(System[Item]):
         strict, schema, subs = self.matching == "strict", event.schema, self.subs
         for sid in ids:
             state = subs[sid]
-            if state.original.schema == schema:
+            if state.schema == schema:
                 for attr, lo, hi in state.preds:  # the original: `matches_values`, inline
                     x = values.get(attr)
                     if x is None:
