@@ -1,7 +1,8 @@
 """`pubsub-spec conform --ops N` with and without the protocol level (`--level protocol`,
-conformance/OBSERVATIONS.md): the time of each run, their ratio, the CPU of each run (the
-`conform` process and everything it started; on a shared machine the wall time says little)
-and its ratio, the load average, and the peak memory of the driver per stage, so that the cost
+conformance/OBSERVATIONS.md): the time of each run, their ratio, the CPU of each run's
+generate+run stage, where the protocol is judged (`run_cpu` of its report: the executors'
+Python workers and the runs they isolate; on a shared machine the wall time says little) and
+its ratio, the load average, and the peak memory of the driver per stage, so that the cost
 of judging the protocol in the executors shows. Each run is a fresh `conform` process on
 local[2]. Prints figures; asserts nothing.
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -32,23 +32,15 @@ def conform(ops: int, out: Path, impls: str | None, profile: str, level: str) ->
     ]  # fmt: skip
     if impls:
         cmd += ["--impls", impls]
-    start, cpu = time.monotonic(), children_cpu()
+    start = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.monotonic() - start
     if not report.is_file():
         raise RuntimeError(f"conform --ops {ops} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     body: dict[str, Any] = json.loads(report.read_text())
     body["wall"] = wall
-    body["cpu"] = children_cpu() - cpu
+    body["cpu"] = body.get("run_cpu", 0.0)
     return body
-
-
-def children_cpu() -> float:
-    """User + system CPU seconds of the reaped children: the `conform` process, its JVM and
-    the JVM's Python workers (each reaped by its parent), so the run's CPU on a shared machine,
-    where its wall time says little."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def peak_driver(body: dict[str, Any]) -> float:
@@ -63,7 +55,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"{'ops':>10}{'traces':>8}{'delivery s':>12}{'protocol s':>12}{'ratio':>7}"
-          f"{'CPU s':>9}{'CPU s':>9}{'ratio':>7}"
+          f"{'run CPU s':>11}{'(protocol)':>11}{'ratio':>7}"
           f"{'driver MB':>11}{'(protocol)':>11}  protocol level per implementation")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-protocol-") as tmp:
         for n in (int(s) for s in args.sizes.split(",") if s):
@@ -75,8 +67,8 @@ def main() -> None:
             ratio = judged["seconds"] / plain["seconds"] if plain["seconds"] else 0.0
             cpu_ratio = judged["cpu"] / plain["cpu"] if plain["cpu"] else 0.0
             print(f"{plain['ops']:>10}{plain['traces']:>8}{plain['seconds']:>12.1f}"
-                  f"{judged['seconds']:>12.1f}{ratio:>7.2f}{plain['cpu']:>9.1f}"
-                  f"{judged['cpu']:>9.1f}{cpu_ratio:>7.2f}{peak_driver(plain):>11.0f}"
+                  f"{judged['seconds']:>12.1f}{ratio:>7.2f}{plain['cpu']:>11.1f}"
+                  f"{judged['cpu']:>11.1f}{cpu_ratio:>7.2f}{peak_driver(plain):>11.0f}"
                   f"{peak_driver(judged):>11.0f}  {levels}", flush=True)  # fmt: skip
             print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
 

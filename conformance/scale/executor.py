@@ -77,6 +77,7 @@ class PartStats:
     seconds: float = 0.0
     worker_peak_mb: float = 0.0
     runs: dict[str, int] = field(default_factory=dict)  # impl -> traces it ran on
+    cpu: float = 0.0  # CPU seconds of the task: its worker and the children it reaped
 
 
 Run = tuple[str, str, str, Fingerprint, float]
@@ -221,7 +222,7 @@ def run_partition(job: Job, partition: int) -> PartStats:
     )
     from pubsub_spec.reference.common.ops import Publish
 
-    began = time.monotonic()
+    began, cpu = time.monotonic(), _cpu()
     p = job.plan
     start, end = p.partitions[partition]
     name = f"part-{partition:05d}.parquet"
@@ -256,8 +257,17 @@ def run_partition(job: Job, partition: int) -> PartStats:
     for sink in (heads, ops, results):
         sink.close()
     stats.seconds = time.monotonic() - began
+    stats.cpu = _cpu() - cpu
     stats.worker_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return stats
+
+
+def _cpu() -> float:
+    """User + system CPU seconds of this process and of its reaped children (the isolated runs
+    and outside programs of a task are its children): a task's CPU is the difference."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def partition_task(job: Job) -> Callable[[int, Iterator[int]], Iterator[dict[str, Any]]]:

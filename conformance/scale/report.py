@@ -21,6 +21,7 @@ def result_json(r: ScaleResult) -> dict[str, Any]:
         "traces": r.traces,
         "ops": r.ops,
         "seconds": round(r.seconds, 3),
+        "run_cpu": round(r.run_cpu, 3),
         "ops_per_minute": round(r.ops_per_minute),
         "suite_failure": r.suite_failure,
         "driver_heap": r.driver_heap,

@@ -48,6 +48,7 @@ class ScaleResult:
     seconds: float = 0.0
     driver_heap: str = "1g"  # spark.driver.memory of the session that ran it
     deviations: list[ProtocolDeviation] = field(default_factory=list)  # the first ones per impl
+    run_cpu: float = 0.0  # CPU seconds of the generate+run tasks (workers and their children)
 
     @property
     def ops_per_minute(self) -> float:
@@ -116,11 +117,14 @@ def run_scale(
         n = len(pl.partitions)
         task = partition_task(job)
         rdd = spark.sparkContext.parallelize(range(n), n).mapPartitionsWithIndex(task)
-        parts = rdd.map(lambda d: (d["traces"], d["ops"], d["worker_peak_mb"], d["runs"]))
+        parts = rdd.map(
+            lambda d: (d["traces"], d["ops"], d["worker_peak_mb"], d["runs"], d["cpu"])
+        )
         # reduce, not collect: one small tuple reaches the driver whatever the partition count
-        traces, total_ops, worker_mb, runs = parts.reduce(
+        traces, total_ops, worker_mb, runs, run_cpu = parts.reduce(
             lambda a, b: (a[0] + b[0], a[1] + b[1], max(a[2], b[2]),
-                          {k: a[3].get(k, 0) + b[3].get(k, 0) for k in a[3].keys() | b[3]})
+                          {k: a[3].get(k, 0) + b[3].get(k, 0) for k in a[3].keys() | b[3]},
+                          a[4] + b[4])
         )  # fmt: skip
     stages.append(m.stage("generate+run", time.monotonic() - t, worker_mb))
     say(f"generated {traces} traces ({total_ops} ops) and ran {sum(runs.values())} runs")
@@ -242,6 +246,6 @@ def run_scale(
     return ScaleResult(
         pl, traces, total_ops, len(pl.partitions), list(summaries.values()), failures, stages,
         suite_failure, time.monotonic() - began,
-        spark.sparkContext.getConf().get("spark.driver.memory", "1g"), deviations,
+        spark.sparkContext.getConf().get("spark.driver.memory", "1g"), deviations, run_cpu,
     )  # fmt: skip
 
