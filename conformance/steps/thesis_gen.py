@@ -261,9 +261,11 @@ def _leaf_variants(pre: JSON, step_input: JSON, node: JSON) -> Iterator[tuple[st
 
 def _delivery_variants(pre: JSON, step_input: JSON) -> Iterator[tuple[str, JSON, JSON]]:
     """An event without an attribute a target subscription of this node names: the
-    subscriber's filter (thesis §3.3) decides by the matching mode."""
+    subscriber's filter (thesis §3.3) decides by the matching mode. And an event on the
+    bounds of a target subscription's original ranges: the filter's ranges are closed."""
     me = pre["node"]["name"]
     mine = {s["id"]: s for s in pre["node"]["subscriptions"]}
+    yield from _bound_variants(pre, step_input, me, mine)
     for node, ids in step_input["targets"]:
         for sid in ids if node == me else ():
             preds = [a for a, _, _ in mine[sid]["predicates"]] if sid in mine else []
@@ -276,6 +278,26 @@ def _delivery_variants(pre: JSON, step_input: JSON) -> Iterator[tuple[str, JSON,
                     lenient["context"]["matching"] = "lenient"
                     yield "partial-lenient", lenient, partial
                     return
+
+
+def _bound_variants(
+    pre: JSON, step_input: JSON, me: str, mine: dict[str, JSON]
+) -> Iterator[tuple[str, JSON, JSON]]:
+    """The event's value of every attribute of this node's first target subscription set to
+    the original predicate's low end (`atlow`), then its high end (`athigh`): delivered, as
+    the filter's ranges are closed (thesis §3.3; a predicate is lo <= x <= hi)."""
+    for node, ids in step_input["targets"]:
+        for sid in ids if node == me else ():
+            if sid not in mine:
+                continue
+            for label, end in (("atlow", 1), ("athigh", 2)):
+                at = copy.deepcopy(step_input)
+                values = {v[0]: v for v in at["event"]["values"]}
+                for pred in mine[sid]["predicates"]:
+                    values[pred[0]] = [pred[0], pred[end]]
+                at["event"]["values"] = sorted(values.values(), key=lambda v: str(v[0]))
+                yield label, copy.deepcopy(pre), at
+            return
 
 
 def _early(step_input: JSON) -> JSON:
