@@ -4,7 +4,7 @@ concentration, latency level). Each experiment varies one thing on the thesis wo
 (Tables 4.1–4.3) and prints what it changes.
 
 Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
-         [--only multicast,cutoff,hotspot,latency,skew,probelevel,growth]
+         [--only multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage]
 
 `growth` (Fig. 4.9 with PNS) runs the preset at 1000 and 5000 nodes whatever --nodes says.
 
@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from pubsub_spec.reference.common.model import qualified
 from pubsub_spec.reference.common.ops import Trace
@@ -246,7 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--subs-per-node", type=float, default=5)
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--only", default="multicast,cutoff,hotspot,latency,skew,probelevel,growth")
+    p.add_argument(
+        "--only", default="multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage"
+    )
     a = p.parse_args(argv)
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
     preset = thesis_preset(trace.schemas)
@@ -350,6 +352,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f" from 1000)  max {r['delivery_max_ms']:6.0f} ms",
                     flush=True,
                 )
+    if "firststage" in only:
+        # G1's bound on the busiest node (Fig. 4.6): multicast carries only the publisher's
+        # first stage (thesis §3.4.2; §4.2.1 item 6). Counting the multicast run's first stage
+        # (ProbePubMulticast) as free is the most any first-stage multicast can save, node by
+        # node.
+        print("\nbusiest node's probe bytes/event: unicast, multicast, multicast with a free first")
+        print("stage (ProbePub only), each over unicast's busiest")
+        runs: dict[str, list[float]] = {}
+        probes: tuple[Literal["unicast"], Literal["multicast"]] = ("unicast", "multicast")
+        for probe in probes:
+            run = run_trace(with_config(trace, replace(preset, probe=probe)), check=False,
+                            system_class=FastTwoDTreeSystem)  # fmt: skip
+            peers = [p.name for p in run.system.peers.values()]
+            ev = len(run.system.event_seq)
+            runs[probe] = per_node(run.system.metrics, peers, PROBE_TYPES, ev)
+            if probe == "multicast":
+                runs["free first stage"] = per_node(run.system.metrics, peers, ("ProbePub",), ev)
+        top = max(runs["unicast"])
+        for name, vals in runs.items():
+            print(f"{name:>17} max {max(vals):8.0f}  over unicast's max {max(vals) / top:5.2f}")
     print(f"\ntime {time.monotonic() - start:.0f} s")
     return 0
 

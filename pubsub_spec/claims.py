@@ -282,6 +282,9 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "T6", "installation bytes: busiest node over the mean (100 B of 14.32 B)",
         "§4.3.1, Fig. 4.2", "4.2", 100 / 14.32, "approx", _o("4.2", "max_over_mean"), fmt=X,
         uncertain="'a few nodes whose bandwidth cost is about 100 bytes/sub'",
+        open_note="one seed's busiest node is one draw of the tail; settled by the median of "
+        "the busiest-over-mean ratio over 10 seeds at 1000 × 5 (reproduced if inside "
+        "5.58–8.38×), an experiment not yet written",
     ),
     ClaimSpec(
         "T7", "mean delivery latency (ms)", "§4.3.2, Fig. 4.3", "4.3",
@@ -337,23 +340,35 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
         "T15", "multicast: share of nodes under 1.2k (1.2k / 1.05k × our multicast mean)",
         "§4.3.2, Fig. 4.5", "4.5", 0.70, "share", _o("4.5", "frac_multicast_le_1.2k"), fmt=PCT,
+        open_note="our multicast leaves the per-node distribution as unicast's (G1); settled "
+        "by the same share with a free first stage (`firststage` extended to print it): "
+        "refuted if it stays above 75 %",
     ),
     ClaimSpec(
         "T16", "unicast: share of nodes under the same 1.2k", "§4.3.2, Fig. 4.5", "4.5",
         0.55, "share", _o("4.5", "frac_unicast_le_1.2k"), fmt=PCT,
-        open_note="multicast changes only the first stage's share of probe bytes (G1)",
+        open_note="multicast changes only the first stage's share of probe bytes (G1); "
+        "settled by the unicast share under 1.2 / 1.05 × the mean with a free first stage "
+        "(`firststage` extended to print it): refuted if it stays above 60 %",
     ),
     ClaimSpec(
         "T17", "busiest node's probe bytes, multicast over unicast (9.4k / 12.2k)",
         "§4.3.2, Fig. 4.6", "4.6", 9.4 / 12.2, "mean",
         _ratio("4.6", "max_multicast", "max_unicast"), fmt="{:.2f}",
-        open_note="the busiest node's bytes are LeafNodeRoutingTable fan-out and forwarded "
-        "probes, which §4.2.1 sends by unicast in both models (G1, G3)",
+        refuted=Refutation(
+            "multicast carries only the publisher's first stage (§3.4.2, §4.2.1 item 6); the "
+            "busiest node's bytes are LeafNodeRoutingTable fan-out and forwarded probes, sent "
+            "by unicast in both models: with its first stage free it keeps 1,540 of 1,543 "
+            f"B/event (G1; {AT_1000})", 1.00, f"{GAPS} firststage",
+        ),
     ),
     ClaimSpec(
         "T18", "every one of the top 10 % ranks lower with multicast", "§4.3.2, Fig. 4.6",
         "4.6", 1.0, "all", _o("4.6", "top_lower_frac"), fmt=PCT,
-        open_note="multicast leaves the forwarded probes as they are (G1)",
+        open_note="multicast leaves the forwarded probes as they are (G1): a free first stage "
+        "still lowers every node a little, so the bound of row T17 does not settle it; "
+        "settled by Fig. 4.6 over 10 seeds at 1000 nodes (reproduced only if every top-10 % "
+        "rank is lower in each), not yet run",
     ),
     ClaimSpec(
         "T19", "the cut-off lowers mean probe bytes per node (%)", "§4.3.2, Fig. 4.7", "4.7",
@@ -368,6 +383,8 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "§4.3.2, Fig. 4.7", "4.7", 0.0, "range", _share_of(
             "4.7", "share_over_6k_no_cutoff", "share_over_6k_cutoff"
         ), fmt="{:.2f}", paper_hi=0.5,
+        open_note="0.53 at 1000 nodes against at most 0.50; settled by the same share over 10 "
+        "seeds at 1000 × 5 × 500 (`cutoff` extended to print it), not yet run",
     ),
     ClaimSpec(
         "T21", "every one of the top 20 of 1000 (2 %) ranks lower with the cut-off",
@@ -458,12 +475,32 @@ def _ratio_y(fig: str, name: str) -> Getter:
 
 LBDD_RUN = "pubsub-spec figures --only LT1,L1,L2,L3,L4"
 GIB8_MBIT = 8 * 2**30 * 8 / 1e6  # the 8 GB payload in Mbit (LBDD §4.1)
-PER_CONNECTION = (
-    "the model (D-L5) limits a sender by its upload only; a per-connection limit would not "
-    "reconcile the paper's numbers either: 7 810 s to 11 subscribers is 96.8 Mbit/s out of the "
-    "publisher, saturated from 6 subscribers on, i.e. at most 16.1 Mbit/s per connection, below "
-    "LBDD's 24 Mbit/s (row L3)"
-)
+
+BOUNDS = "python -m pubsub_spec.claims lbdd-bounds"
+
+
+def lbdd_bounds() -> dict[str, float]:
+    """What the LBDD paper's own numbers imply for the publisher (LBDD §4.1-§4.2), in the two
+    sender models there are: an upload limit only (ours, D-L5) or, on top of it, a fixed rate
+    per connection r. Printed by `python -m pubsub_spec.claims lbdd-bounds`."""
+    upload = GIB8_MBIT * 11 / 7810.0  # §4.2 1): 8 GB to 11 subscribers, point to point, 7810 s
+    lo = TOLERANCES["mean"].amount
+    return {
+        "publisher upload (Mbit/s; 11 x 8 GB in 7810 s)": upload,
+        # §4.2 3): point to point saturates from 6 subscribers on: 5 r < upload <= 6 r
+        "per-connection r, lowest (upload / 6)": upload / 6,
+        "per-connection r, highest (upload / 5)": upload / 5,
+        # §4.2 2): LBDD's 24 Mbit/s reaches each subscriber over one connection from its parent
+        "per-connection r LBDD needs (24 Mbit/s - 10 %)": 24.0 * (1 - lo),
+        # upload limit only: 3 subscribers make a fan-out of at most 3 anywhere in the tree
+        "LBDD rate at 3 subscribers, upload only, lowest": upload / 3,
+        "LBDD rate within 24 Mbit/s +-10 %, highest": 24.0 * (1 + lo),
+        # so at most 8 of the 9 sizes 3..11 can be near 24 Mbit/s
+        "share of sizes 3..11 near 24 Mbit/s, upload only, highest": 8 / 9,
+        # upload limit only: one subscriber takes the publisher's whole upload
+        "publisher load at 1 subscriber, upload only": 1.0,
+    }
+
 
 LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
@@ -486,8 +523,13 @@ LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
         _share_near("L2", "ours: LBDD", 24.0, 0.10, 3), fmt=PCT,
         uncertain="Fig. 2 is lost in our copy; its x-axis (subscribers) is inferred from the "
         "text",
-        open_note="our rate is the upload over the largest fan-out of the tree, a step "
-        "function of the tree (24–48 Mbit/s); " + PER_CONNECTION,
+        refuted=Refutation(
+            "with an upload limit only, 3 subscribers make a fan-out of at most 3, so the rate "
+            "at 3 is at least 96.8 / 3 = 32.3 Mbit/s, above 26.4 (at most 8 of the 9 sizes "
+            "near 24); with a per-connection limit r, 24 Mbit/s needs r >= 21.6, but rows L1 "
+            "and L6 put r in [16.1, 19.4): the row cannot hold together with L1 and L6",
+            8 / 9, BOUNDS,
+        ),
     ),
     ClaimSpec(
         "L5", "point-to-point rate falls as subscribers are added (share of steps)",
@@ -496,19 +538,35 @@ LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
         "L6", "point-to-point publisher load reaches 100 % at (subscribers)", "§4.2 3), Fig. 3",
         "L3", 6.0, "count", _first_x_at("L3", "ours: point to point", 0.999),
-        open_note=PER_CONNECTION,
+        refuted=Refutation(
+            "with an upload limit only (D-L5) one subscriber saturates the publisher; with a "
+            "per-connection limit r, saturating from 6 on (5 r < 96.8 Mbit/s <= 6 r, row L1) "
+            "puts r in [16.1, 19.4), below the 21.6 Mbit/s that LBDD's 24 per subscriber needs "
+            "over one connection (row L3): the row cannot hold together with L1 and L3",
+            None, BOUNDS,
+        ),
     ),
     ClaimSpec(
         "L7", "LBDD publisher load always under 70 % (its maximum over 1–11 subscribers)",
         "§4.2 3), Fig. 3", "L3", 0.70, "below",
         lambda figs: max(y for _, y in figs["L3"].series["ours: LBDD"]), fmt=PCT,
-        open_note="in the model the publisher is busy all the time whenever it has the "
-        "largest fan-out; " + PER_CONNECTION,
+        refuted=Refutation(
+            "in our model (upload limit only, D-L5) one subscriber takes the publisher's whole "
+            "upload (100 %); only a per-connection limit could keep it under 70 %, and the one "
+            "the paper's rows L1 and L6 imply contradicts its row L3 (row L6)",
+            1.0, BOUNDS,
+        ),
     ),
     ClaimSpec(
         "L8", "LBDD publisher load rises with subscribers (11 over 1 subscriber)",
         "§4.2 3), Fig. 3", "L3", 1.0, "rises", _ratio_y("L3", "ours: LBDD"), fmt="{:.2f}",
-        open_note=PER_CONNECTION,
+        refuted=Refutation(
+            "in our model (upload limit only, D-L5) one subscriber already takes the "
+            "publisher's whole upload (100 %), so no larger size can rise above it; only a "
+            "per-connection limit could, and the one the paper's rows L1 and L6 imply "
+            "contradicts its row L3 (row L6)",
+            None, BOUNDS,
+        ),
     ),
     ClaimSpec(
         "L9", "tree depth within [5, 9] for 100–500 subscribers (share of address sets)",
@@ -542,3 +600,21 @@ LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
 def lbdd_claims(figs: Sequence[Any], scale: str) -> list[Claim]:
     """The LBDD paper's rows, judged on the figures just drawn (reference/lbdd/figures.py)."""
     return judge_all(LBDD_CLAIMS, {f.id: f for f in figs}, f"{LBDD_RUN} --scale {scale}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m pubsub_spec.claims lbdd-bounds`: print the arithmetic behind the refuted LBDD
+    rows (L4, L6-L8)."""
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args != ["lbdd-bounds"]:
+        print("usage: python -m pubsub_spec.claims lbdd-bounds", file=sys.stderr)
+        return 2
+    for name, value in lbdd_bounds().items():
+        print(f"{name:>58}  {value:8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
