@@ -4,9 +4,13 @@ concentration, latency level). Each experiment varies one thing on the thesis wo
 (Tables 4.1–4.3) and prints what it changes.
 
 Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
-         [--only multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage,seeds]
+         [--only multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage,seeds,
+                 growthseeds]
 
-`growth` (Fig. 4.9 with PNS) runs the preset at 1000 and 5000 nodes whatever --nodes says.
+`growth` (Fig. 4.9 with PNS) runs the preset at 1000 and 5000 nodes whatever --nodes says;
+`growthseeds` does so without PNS on seeds 1-5 (rows T23, T24 of pubsub_spec/claims.py).
+`firststage` bounds what multicast of the first stage can do for the busiest node (row T17);
+`seeds` judges the claims rows of Figs. 4.2 and 4.4-4.7 on seeds 1-10.
 
 `probelevel` (G4, cause b) swaps RndLeafProbe's first level, an experiment switch of this
 benchmark only (`ProbeLevel`; the reference keeps D-PARAM's uniform [0, 10]). `skew` (G3) and
@@ -247,7 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
-        "--only", default="multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage,seeds"
+        "--only",
+        default="multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage,seeds,"
+        "growthseeds",
     )
     a = p.parse_args(argv)
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
@@ -401,6 +407,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f" {c.fmt.format(statistics.median(vals)):>8}  range"
                 f" {c.fmt.format(min(vals))}-{c.fmt.format(max(vals))}"
                 f"  inside {inside}/{len(vals)}  (median {statistics.median(vals):.4f})",
+                flush=True,
+            )
+    if "growthseeds" in only:
+        # Fig. 4.9's growth (row T23) and lowest maximum (T24) on seeds 1-5, the preset
+        print("\nmean delivery latency 1000 -> 5000 nodes (Fig. 4.9), the preset, seeds 1-5")
+        for seed in range(1, 6):
+            at: dict[int, dict[str, float]] = {}
+            for n in (1000, 5000):
+                sized = thesis_trace(n, a.subs_per_node, a.events, seed)
+                at[n] = _run(sized, thesis_preset(sized.schemas), FastTwoDTreeSystem)
+            print(
+                f"seed {seed}: {at[1000]['delivery_ms']:5.0f} -> {at[5000]['delivery_ms']:5.0f} ms"
+                f" ({_growth(at[5000]['delivery_ms'], at[1000]['delivery_ms'])}); maximum"
+                f" {at[1000]['delivery_max_ms']:5.0f} / {at[5000]['delivery_max_ms']:5.0f} ms",
                 flush=True,
             )
     print(f"\ntime {time.monotonic() - start:.0f} s")

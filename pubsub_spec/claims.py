@@ -422,15 +422,26 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "T23", "mean delivery latency growth over the sweep (%; 1000 → 5000 nodes)",
         "§4.3.3, Fig. 4.9", "4.9", 30.3, "mean", _growth("4.9", "average"), fmt="{:+.0f}",
         cause=Cause("PNS(16) (1000 → 5000 nodes × 5 × 500, seed 1)", 5.0, f"{GAPS} growth"),
-        open_note="Pastry's routes grow like log16 N (+23 % hops from 1000 to 5000 nodes) but "
-        "a delivery's last hop is direct (§3.4.3); the thesis' +30 % is not explained",
+        refuted=Refutation(
+            "+9 to +16 % on seeds 1–5 (1000 → 5000 nodes × 5 × 200), +15 % in the full sweep, "
+            "+5 % with PNS: Pastry's routes grow like log16 N (about +23 % hops) and a "
+            "delivery's last hop is direct (§3.4.3), so in our model no seed comes within the "
+            "tolerance's 27–33 %",
+            16.0, "python -m benchmarks.bench_thesis_gaps --events 200 --only growthseeds",
+        ),
     ),
     ClaimSpec(
         "T24", "maximum delivery latency stays within 1.6–1.8 s (lowest point of the sweep, ms)",
         "§4.3.3, Fig. 4.9", "4.9", 1600.0, "range",
         lambda figs: min(p[1] for p in figs["4.9"].series["maximum"]), paper_hi=1800.0,
         cause=Cause("PNS(16) (1000 nodes × 5 × 500, seed 1)", 759.0, f"{GAPS} growth"),
-        open_note="the latency model's tail (D-NET) is not the King data's",
+        refuted=Refutation(
+            "the latency model (D-NET: random plane coordinates, a bounded and light tail, not "
+            "the King data's) keeps every maximum under 1.6 s: 1,181–1,350 ms over the full "
+            "sweep (10,000 events per size), 1,049–1,230 ms at 1000 nodes on seeds 1–5 "
+            "(200 events)",
+            1350.0, "python -m benchmarks.bench_thesis_gaps --events 200 --only growthseeds",
+        ),
     ),
     ClaimSpec(
         "T25", "mean bytes per node per event fall slightly with size (last / first − 1, %)",
