@@ -8,7 +8,7 @@ Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
                  growthseeds]
 
 `growth` (Fig. 4.9 with PNS) runs the preset at 1000 and 5000 nodes whatever --nodes says;
-`growthseeds` does so without PNS on seeds 1-5 (rows T23, T24 of pubsub_spec/claims.py).
+`growthseeds` does so without PNS on seeds 1-5 (rows T23-T25 of pubsub_spec/claims.py).
 `firststage` bounds what multicast of the first stage can do for the busiest node (row T17);
 `seeds` judges the claims rows of Figs. 4.2 and 4.4-4.7 on seeds 1-10.
 
@@ -410,7 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
     if "growthseeds" in only:
-        # Fig. 4.9's growth (row T23) and lowest maximum (T24) on seeds 1-5, the preset
+        # Fig. 4.9's growth (row T23) and lowest maximum (T24), Fig. 4.10's mean (T25), on
+        # seeds 1-5, the preset
         print("\nmean delivery latency 1000 -> 5000 nodes (Fig. 4.9), the preset, seeds 1-5")
         for seed in range(1, 6):
             at: dict[int, dict[str, float]] = {}
@@ -420,7 +421,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"seed {seed}: {at[1000]['delivery_ms']:5.0f} -> {at[5000]['delivery_ms']:5.0f} ms"
                 f" ({_growth(at[5000]['delivery_ms'], at[1000]['delivery_ms'])}); maximum"
-                f" {at[1000]['delivery_max_ms']:5.0f} / {at[5000]['delivery_max_ms']:5.0f} ms",
+                f" {at[1000]['delivery_max_ms']:5.0f} / {at[5000]['delivery_max_ms']:5.0f} ms;"
+                f" bytes/node/event {at[1000]['pub_mean']:5.0f} -> {at[5000]['pub_mean']:5.0f}"
+                f" ({_growth(at[5000]['pub_mean'], at[1000]['pub_mean'])})",
                 flush=True,
             )
     print(f"\ntime {time.monotonic() - start:.0f} s")
