@@ -160,3 +160,25 @@ def test_every_thesis_row_reads_its_figure(sid: str) -> None:
 
 def test_thesis_claims_on_no_figures_is_empty() -> None:
     assert thesis_claims([], "small") == []
+
+
+def test_the_lbdd_bounds_refute_what_they_claim(capsys: pytest.CaptureFixture[str]) -> None:
+    """Rows L4, L6-L8 rest on `lbdd_bounds`: the per-connection rate that saturating from 6
+    subscribers allows is below what LBDD's 24 Mbit/s needs, and an upload-only sender gives
+    3 subscribers more than 24 Mbit/s + 10 %."""
+    b = claims.lbdd_bounds()
+    assert 96 < b["publisher upload (Mbit/s; 11 x 8 GB in 7810 s)"] < 97
+    assert (
+        b["per-connection r, highest (upload / 5)"]
+        < b["per-connection r LBDD needs (24 Mbit/s - 10 %)"]
+    )
+    assert (
+        b["LBDD rate at 3 subscribers, upload only, lowest"]
+        > b["LBDD rate within 24 Mbit/s +-10 %, highest"]
+    )
+    for sid in ("L4", "L6", "L7", "L8"):
+        s = spec(sid)
+        assert s.refuted is not None and s.refuted.command == claims.BOUNDS
+    assert claims.main(["lbdd-bounds"]) == 0
+    assert "16.13" in capsys.readouterr().out
+    assert claims.main(["nonsense"]) == 2
