@@ -73,8 +73,8 @@ import argparse
 
 # the experiments live in the package, so that `pubsub-spec figures` runs the same code
 # (pubsub_spec/figures_kyra.py); the names are re-exported for this module's users
+from pubsub_spec.claims_rows import ClaimRow
 from pubsub_spec.figures_kyra import (
-    ClaimRow,
     EventBalancedKyra,
     Row,
     Runs,

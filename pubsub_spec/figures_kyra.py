@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.claims_rows import ClaimRow
+from pubsub_spec.claims_rows import claims_lines as common_claims_lines
 from pubsub_spec.properties.contract import FigureOptions, FiguresWritten
 from pubsub_spec.reference.common.model import Event, Predicate, Subscription
 from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
@@ -604,20 +606,6 @@ TITLES = {
 BASE_RUNS = ("zipf/uniform", "uniform/uniform")
 
 
-@dataclass(frozen=True)
-class ClaimRow:
-    """A row of the claims table in the common form."""
-
-    cid: str
-    claim: str
-    section: str
-    paper: str  # the paper's value (uncertain: UNCERTAIN)
-    ours: str
-    tolerance: str  # the criterion, stated before the run
-    verdict: str  # reproduced / explained (...) / refuted (...) / not measured (...)
-    command: str
-
-
 def command(scale: str) -> str:
     """The experiment's command: the benchmark at the writer's sizes (the same runs)."""
     return (
@@ -770,21 +758,8 @@ def _write_csv(fid: str, runs: Runs, path: Path) -> None:
 
 
 def claims_lines(rows: Sequence[ClaimRow]) -> list[str]:
-    """The claims table in the common form, Markdown."""
-    out = [  # the columns of every paper's claims table (pubsub_spec/claims.py)
-        "| # | claim | where | paper | ours | tolerance | verdict | experiment |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    out += [
-        f"| {r.cid} | {r.claim} | {r.section} | {r.paper} † | {r.ours} | {r.tolerance} "
-        f"| {r.verdict} | `{r.command}` |"
-        for r in rows
-    ]
-    kinds = ("reproduced", "explained", "refuted", "not measured")
-    counts = {k: sum(r.verdict.startswith(k) for r in rows) for k in kinds}
-    done = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-    return [*out, "", f"Verdicts: {done}. Tolerances: the column, stated before the run.", "",
-            f"† {UNCERTAIN}"]  # fmt: skip
+    """The claims table in the common form, Markdown, with this paper's note on its values."""
+    return common_claims_lines(rows, UNCERTAIN)
 
 
 def _without_seconds(lines: Sequence[str]) -> list[str]:

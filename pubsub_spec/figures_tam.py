@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pubsub_spec.claims_rows import ClaimRow
+from pubsub_spec.claims_rows import claims_lines as common_claims_lines
 from pubsub_spec.figures_tam_shapes import (
     QUICK_SHAPES,
     SHAPE_CLAIMS,
@@ -296,20 +298,6 @@ TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class ClaimRow:
-    """A row of the claims table in the common form."""
-
-    cid: str
-    claim: str
-    section: str
-    paper: str  # the paper's value (uncertain: UNCERTAIN)
-    ours: str
-    tolerance: str  # the criterion, stated before the run
-    verdict: str  # reproduced / refuted
-    command: str
-
-
 def command(scale: str) -> str:
     return f"pubsub-spec figures --scale {scale} --only {','.join(FIGURE_IDS)}" + (
         "" if scale == "small" else " (= python -m benchmarks.bench_tam_paper)"
@@ -561,21 +549,8 @@ def _draw_shape(fid: str, sh: Shapes, rows: Sequence[ClaimRow], path: Path) -> N
 
 
 def claims_lines(rows: Sequence[ClaimRow]) -> list[str]:
-    """The claims table in the common form, Markdown."""
-    out = [  # the columns of every paper's claims table (pubsub_spec/claims.py)
-        "| # | claim | where | paper | ours | tolerance | verdict | experiment |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    out += [
-        f"| {r.cid} | {r.claim} | {r.section} | {r.paper} † | {r.ours} | {r.tolerance} "
-        f"| {r.verdict} | `{r.command}` |"
-        for r in rows
-    ]
-    kinds = ("reproduced", "explained", "refuted", "not measured")
-    counts = {k: sum(r.verdict.startswith(k) for r in rows) for k in kinds}
-    done = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-    return [*out, "", f"Verdicts: {done}. Tolerances: the column, stated before the run.", "",
-            f"† {UNCERTAIN}"]  # fmt: skip
+    """The claims table in the common form, Markdown, with this paper's note on its values."""
+    return common_claims_lines(rows, UNCERTAIN)
 
 
 def write_figures(out: Path, only: Sequence[str], options: FigureOptions) -> FiguresWritten:
