@@ -320,9 +320,25 @@ def _octopia_rows(routing: str, seeds: int, label: str) -> list[CheckResult]:
     def mutant(where: str) -> list[Validation | None]:
         return [validate_scot(r) for r in record_scot_runs(traces[where], routing, StcToAllScot)]
 
+    def observed() -> list[tuple[str, Validation | None]]:
+        from pubsub_spec.conformance.observed import observed_run
+        from pubsub_spec.properties.octopia.observed import validate_observed
+
+        out: list[tuple[str, Validation | None]] = []
+        for w, t in traces.items():
+            got = validate_observed(observed_run(f"octopia-{routing}", t))
+            out += [(w, None)] if got is None else [(f"{w} {e}", v) for e, v in got]
+        return out
+
     mode = routing.upper()
     return [
         _runs_row(label, f"ScotRouting: {mode} publications", runs, "ScotRouting.tla"),
+        _runs_row(
+            label,
+            f"ScotRouting: {mode} publications from the observation log",
+            observed,
+            "ScotRouting.tla",
+        ),
         _mutant_row(
             label,
             f"mutant stc-to-all, {mode} (cost-only slip)",
