@@ -10,7 +10,8 @@ Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
 `growth` (Fig. 4.9 with PNS) runs the preset at 1000 and 5000 nodes whatever --nodes says;
 `growthseeds` does so without PNS on seeds 1-5 (rows T23-T25 of pubsub_spec/claims.py).
 `firststage` bounds what multicast of the first stage can do for the busiest node (row T17);
-`seeds` judges the claims rows of Figs. 4.2 and 4.4-4.7 on seeds 1-10.
+`seeds` judges the claims rows of Figs. 4.2 and 4.4-4.7 on seeds 1-10 (--nseeds, --rows);
+`placements` runs row T13's cause on seeded placements 1-10 (--nseeds; D-SEEDS in docs/thesis.md).
 
 `probelevel` (G4, cause b) swaps RndLeafProbe's first level, an experiment switch of this
 benchmark only (`ProbeLevel`; the reference keeps D-PARAM's uniform [0, 10]). `skew` (G3) and
@@ -250,6 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--subs-per-node", type=float, default=5)
     p.add_argument("--events", type=int, default=500)
     p.add_argument("--seed", type=int, default=1)
+    # D-SEEDS (docs/thesis.md): how many seeds `seeds` runs and how many seeded placements
+    # `placements` runs; --rows: the claims rows `seeds` judges
+    p.add_argument("--nseeds", type=int, default=10)
+    p.add_argument("--rows", default="T6,T10,T12,T13,T15,T16,T18,T20")
     p.add_argument(
         "--only",
         default="multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage,seeds,"
@@ -385,15 +390,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pubsub_spec.reference.thesis.figures import Scale, build_figures
         from pubsub_spec.reference.thesis.substrate_fast import FastStreamingSystem
 
-        rows = ("T6", "T10", "T12", "T13", "T15", "T16", "T18", "T20")
+        rows = a.rows.split(",")
         specs = [c for c in THESIS_CLAIMS if c.id in rows]
-        seeds = range(1, 11)
+        figures = tuple(dict.fromkeys(c.figure for c in specs))
+        seeds = range(1, a.nseeds + 1)
         print(f"\nthe open rows over seeds {seeds.start}-{seeds.stop - 1}: ours per seed, median,")
         print("seeds inside the tolerance")
         got: dict[str, list[float]] = {c.id: [] for c in specs}
         for seed in seeds:
             scale = Scale("seeds", a.nodes, a.subs_per_node, a.events, (), 0, seed)
-            figs, _ = build_figures(scale, ("4.2", "4.4", "4.5", "4.6", "4.7"), check=False,
+            figs, _ = build_figures(scale, figures, check=False,
                                     system_class=FastStreamingSystem)  # fmt: skip
             by_id = {f.id: f for f in figs}
             for c in specs:
@@ -409,6 +415,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  inside {inside}/{len(vals)}  (median {statistics.median(vals):.4f})",
                 flush=True,
             )
+    if "placements" in only:
+        # D-SEEDS for row T13's cause (G3): the busiest node's publication bytes over the mean
+        # with the popular Zipf sub-ranges on seeded permutations 1..--nseeds, the preset (the
+        # run of Fig. 4.4)
+        from pubsub_spec.claims import THESIS_CLAIMS, TOLERANCES
+
+        t13 = next(c for c in THESIS_CLAIMS if c.id == "T13")
+        pvals: list[float] = []
+        for order in range(1, a.nseeds + 1):
+            profiles = {k: replace(v, rank_order=order) for k, v in THESIS_PROFILES.items()}
+            ranked = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed, profiles=profiles)
+            r = _run(ranked, preset, FastTwoDTreeSystem)
+            pvals.append(r["pub_max_over_mean"])
+            print(f"placement {order:>3}: pub max/mean {pvals[-1]:6.2f}", flush=True)
+        tol = TOLERANCES[t13.tolerance]
+        inside = sum(1 for v in pvals if tol.holds(v, t13.paper, t13.paper_hi))
+        print(
+            f"T13 paper {t13.paper:.2f}x  median {statistics.median(pvals):.2f}x  range"
+            f" {min(pvals):.2f}-{max(pvals):.2f}x  inside {inside}/{len(pvals)}",
+            flush=True,
+        )
     if "growthseeds" in only:
         # Fig. 4.9's growth (row T23) and lowest maximum (T24), Fig. 4.10's mean (T25), on
         # seeds 1-5, the preset

@@ -18,6 +18,7 @@ from pubsub_spec.claims import (
     TOLERANCES,
     Cause,
     Refutation,
+    SeedMedian,
     judge,
     lbdd_claims,
     markdown,
@@ -59,13 +60,38 @@ def test_a_verdict_flips_with_our_number() -> None:
 
 
 def test_a_reduction_needs_something_to_reduce() -> None:
-    t20 = spec("T20")  # the cut-off leaves at most half of the nodes above 6k
+    # the cut-off leaves at most half of the nodes above 6k; judged on one run (no D-SEEDS)
+    t20 = replace(spec("T20"), seeds=None)
     fig = _fig("4.7", {"share_over_6k_no_cutoff": 0.10, "share_over_6k_cutoff": 0.02})
     assert judge(t20, t20.ours({"4.7": fig}), "run").outcome == "reproduced"
     fig.ours["share_over_6k_cutoff"] = 0.06
     assert judge(t20, t20.ours({"4.7": fig}), "run").outcome == "open"
     fig.ours.update(share_over_6k_no_cutoff=0.0, share_over_6k_cutoff=0.0)
     assert judge(t20, t20.ours({"4.7": fig}), "run").outcome == "open"
+
+
+def test_d_seeds_the_median_decides_the_verdict() -> None:
+    # T10: 70 % within ±5 points; the median over the seeds decides, not the one run's value
+    t10 = replace(spec("T10"), seeds=None)
+    inside = replace(t10, seeds=SeedMedian(30, 0.745, 0.73, 0.76, 18, "cmd30"))
+    outside = replace(t10, seeds=SeedMedian(30, 0.755, 0.74, 0.77, 9, "cmd30"))
+    far = replace(t10, seeds=SeedMedian(30, 0.80, 0.78, 0.82, 0, "cmd30"))
+    assert judge(inside, 0.80, "run").outcome == "reproduced"  # the one run outside, the median in
+    got = judge(outside, 0.74, "run")  # the one run inside, the median out
+    assert got.outcome == "refuted" and "75.5%" in got.verdict
+    assert "9 of 30 inside" in got.verdict and "`cmd30`" in got.experiment
+    # the range 74-77 % excludes the paper's 70 %: no seed reaches it; 78-82 % neither
+    assert "no seed reaches" in got.verdict
+    assert "no seed reaches" in judge(far, 0.80, "run").verdict
+    reach = replace(t10, seeds=SeedMedian(30, 0.755, 0.69, 0.77, 9, "cmd30"))
+    assert "as a typical value" in judge(reach, 0.74, "run").verdict
+    assert "no seed reaches" not in judge(reach, 0.74, "run").verdict
+    # a range claim (T20: 0 to 0.5): a median at 0.50 is inside, at 0.51 outside
+    t20 = replace(spec("T20"), seeds=None)
+    edge = SeedMedian(30, 0.50, 0.44, 0.60, 15, "c")
+    assert judge(replace(t20, seeds=edge), 0.6, "run").outcome == "reproduced"
+    over = judge(replace(t20, seeds=replace(edge, median=0.51)), 0.4, "run")
+    assert over.outcome == "refuted" and "as a typical value" in over.verdict
 
 
 def test_a_refutation_needs_its_bound_outside_the_tolerance() -> None:
