@@ -380,8 +380,19 @@ def tam_rows(examples: int = 0, seeds: int = 6) -> list[CheckResult]:
     def mutant(where: str) -> list[Validation | None]:
         return [validate_scribe(r) for r in record_tam_runs(traces[where], NonStopJoinTam)]
 
+    def observed() -> list[tuple[str, Validation | None]]:
+        from pubsub_spec.conformance.observed import observed_run
+        from pubsub_spec.properties.tam.observed import validate_observed
+
+        out: list[tuple[str, Validation | None]] = []
+        for w, t in traces.items():
+            got = validate_observed(observed_run("tam", t))
+            out += [(w, None)] if got is None else [(f"{w} key {k}", v) for k, v in got]
+        return out
+
     return [
         _runs_row(label, "Scribe: the groups of generated Tam runs", runs, "Scribe.tla"),
+        _runs_row(label, "Scribe: the groups from the observation log", observed, "Scribe.tla"),
         _mutant_row(
             label,
             "mutant non-stop-join (cost-only slip)",
