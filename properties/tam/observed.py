@@ -16,7 +16,7 @@ publication enters at the root). A copy or hop no later block consumes was handl
 right after the block that sent it (one step each). Pastry ids are the SHA-1 of the node names
 (OBSERVATIONS.md, "Ids and keys"); the spec ids come from the observed parents (`scribe-parent`)
 and root (`scribe-root`) by `embed`. `got[e][p]` counts the copies handled at p while p is a
-member (Scribe delivers to a member that handles a copy, Scribe §2.2.3; the deliveries
+member (Scribe delivers to a member that handles a copy, Tam et al. §3.3; the deliveries
 themselves are judged at the delivery level).
 
 Runs outside the map's bound are not validated: `validate_observed` returns None for them (the
