@@ -78,7 +78,7 @@ def test_a_notification_back_to_its_sender_is_rejected() -> None:
     assert results is not None
     bad = [(e, v) for e, v in results if not v.ok]
     assert [e for e, _ in bad] == [ob.event], results
-    assert bad[0][1].status != "ok" and bad[0][1].detail
+    assert bad[0][1].status != "ok" and "is not a Next step" in bad[0][1].detail
 
 
 @needs_tla
@@ -101,6 +101,7 @@ def test_a_copy_outside_the_stcs_is_rejected() -> None:
         assert results is not None
         verdict = dict(results)
         assert not verdict[ev or ""].ok, verdict
+        assert "is not a Next step" in verdict[ev or ""].detail
         assert all(v.ok for e, v in results if e != ev)
         return
     raise AssertionError("no host with a cluster outside its STCs in 20 seeds")

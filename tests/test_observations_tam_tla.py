@@ -50,10 +50,12 @@ def _insert(run: ObservedRun, after: int, extra: Observed) -> ObservedRun:
 
 
 def _verdict(run: ObservedRun, key: str) -> bool:
+    """The key's verdict; a rejection names the recorded step that is no Scribe.tla step."""
     results = validate_observed(run)
     assert results is not None
     [v] = [v for k, v in results if k == key]
     assert v is not None
+    assert v.ok or "is not a Next step" in v.detail, v
     return v.ok
 
 
