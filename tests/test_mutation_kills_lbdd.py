@@ -142,6 +142,13 @@ def test_table_1_states_the_paper_range_and_what_ours_does() -> None:
     assert f"inside the paper's [5, 9] for {inside} of 5 sizes" in t1.sentence
     assert f"exceeds 9 for n in {over}" in t1.sentence
     mode = dict(t1.series["ours: mode"])
+    trees = [figures._tree(n, seed) for n in SIM_SIZES for seed in range(3)]
+    inside_trees = sum(1 for src, kids in trees if 5 <= figures.tree_depth(kids, src) <= 9)
+    copies = sum(
+        1 for (src, kids), n in zip(trees, [n for n in SIM_SIZES for _ in range(3)], strict=True)
+        if sum(map(len, kids.values())) == n
+    )
+    assert 0 < inside_trees < len(trees) and copies == len(trees)  # both shares measured
     assert t1.ours == {
         "mean depth n=100": mean[100],
         "mean depth n=500": mean[500],
@@ -149,6 +156,8 @@ def test_table_1_states_the_paper_range_and_what_ours_does() -> None:
         "mode depth n=500": mode[500],
         "max depth n=500": hi[500],
         "address sets per n": 3.0,
+        "share of sets with depth in [5, 9]": inside_trees / (3 * len(SIM_SIZES)),
+        "share of trees with n copies": copies / (3 * len(SIM_SIZES)),
     }
     assert f"most frequent depth of one address set is {mode[100]:.0f} at n=100" in t1.sentence
 
