@@ -16,6 +16,7 @@ from pubsub_spec.reference.lbdd.algorithms import (
     bucket_construction,
     heartbeat_views,
     path_update_as_printed,
+    tree_depth,
 )
 from pubsub_spec.reference.lbdd.figures import (
     PAYLOAD,
@@ -143,7 +144,7 @@ def test_table_1_states_the_paper_range_and_what_ours_does() -> None:
     assert f"exceeds 9 for n in {over}" in t1.sentence
     mode = dict(t1.series["ours: mode"])
     trees = [figures._tree(n, seed) for n in SIM_SIZES for seed in range(3)]
-    inside_trees = sum(1 for src, kids in trees if 5 <= figures.tree_depth(kids, src) <= 9)
+    inside_trees = sum(1 for src, kids in trees if 5 <= tree_depth(kids, src) <= 9)
     copies = sum(
         1 for (src, kids), n in zip(trees, [n for n in SIM_SIZES for _ in range(3)], strict=True)
         if sum(map(len, kids.values())) == n
