@@ -177,18 +177,26 @@ def judge(spec: ClaimSpec, ours: float | None, run_command: str) -> Claim:
             )
             experiments.append(spec.cause.command)
         verdict = f"open: {note}"
+    return _claim(spec, text, tol, verdict, experiments)
+
+
+
+def _claim(
+    spec: ClaimSpec, ours: str, tol: Tolerance, verdict: str, experiments: list[str]
+) -> Claim:
+    """The table's row: the spec's claim, ours, the tolerance's wording, the verdict and the
+    experiments' commands (each once, in order)."""
     return Claim(
         spec.id,
         spec.claim,
         spec.where,
         _paper_text(spec),
-        text,
+        ours,
         tol.text.split(":", 1)[1].strip(),
         verdict,
         "; ".join(f"`{e}`" for e in dict.fromkeys(experiments)),
         spec.uncertain,
     )
-
 
 def _judge_on_seeds(spec: ClaimSpec, ours: str, tol: Tolerance, experiments: list[str]) -> Claim:
     """D-SEEDS: reproduced if the median over the seeds is inside the tolerance; refuted in our
@@ -211,17 +219,7 @@ def _judge_on_seeds(spec: ClaimSpec, ours: str, tol: Tolerance, experiments: lis
         verdict = f"refuted: in our model, {stats}; no seed reaches the paper's value"
     else:
         verdict = f"refuted: in our model as a typical value, {stats}"
-    return Claim(
-        spec.id,
-        spec.claim,
-        spec.where,
-        _paper_text(spec),
-        ours,
-        tol.text.split(":", 1)[1].strip(),
-        verdict,
-        "; ".join(f"`{e}`" for e in dict.fromkeys(experiments)),
-        spec.uncertain,
-    )
+    return _claim(spec, ours, tol, verdict, experiments)
 
 
 def judge_all(specs: Sequence[ClaimSpec], figs: Mapping[str, Any], run_command: str) -> list[Claim]:
