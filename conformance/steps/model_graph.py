@@ -96,12 +96,20 @@ def value(text: str) -> Any:
 
 def parse_dot(dot: str) -> tuple[dict[str, State], list[tuple[str, str, str]]]:
     """The states (id -> variable -> value) and the labelled transitions (from, to, action) of
-    an exported state graph."""
+    an exported state graph. A variable's value is parsed once per distinct text and shared by
+    every state that has it (most states differ from their neighbours in one or two variables),
+    so the values are read-only."""
     states: dict[str, State] = {}
+    parsed: dict[str, Any] = {}
     for sid, label in re.findall(r'^\s*(s\d+) \[label="(.*)"\];$', dot, re.M):
         label = label.replace('\\"', '"')  # a string value's quotes are escaped in the label
-        fields = dict(part.split("=", 1) for part in label.split("\\n"))
-        states[sid] = {k: value(v) for k, v in fields.items()}
+        state: State = {}
+        for part in label.split("\\n"):
+            name, text = part.split("=", 1)
+            if text not in parsed:
+                parsed[text] = value(text)
+            state[name] = parsed[text]
+        states[sid] = state
     edges = re.findall(r'^\s*(s\d+) -> (s\d+) \[label="(\w+)"\];$', dot, re.M)
     return states, edges
 
