@@ -236,6 +236,39 @@ def test_a_partition_writes_its_traces_as_parquet_and_one_result_per_run(tmp_pat
     assert not list(tmp_path.rglob(".*.tmp"))
 
 
+def _slow_oracle(trace: Any) -> list[Delivery]:
+    import time
+
+    from pubsub_spec.reference.common.oracle import expected_deliveries
+
+    time.sleep(0.5)  # longer than the total timeout below: a slow or loaded machine
+    return expected_deliveries(trace)
+
+
+def test_a_built_in_at_scale_is_not_bounded_by_the_wall_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A built-in's run at scale has no total timeout (its generated trace's ops bound it), so
+    its verdict does not depend on the machine's speed; with the wall-clock bound the same run
+    comes out `unknown` (timeout)."""
+    from pubsub_spec.conformance import impls
+    from pubsub_spec.conformance.impls import Implementation
+    from pubsub_spec.conformance.isolate import run_isolated
+    from pubsub_spec.conformance.scale.executor import _run_impl
+    from pubsub_spec.conformance.supervisor import Limits
+    from pubsub_spec.reference.common.oracle import expected_deliveries
+
+    monkeypatch.setitem(impls._REGISTERED, "test-slow", Implementation("test-slow", _slow_oracle))
+    p = plan(100, ("uniform",), "tiny", 3, min_partitions=1)
+    trace = GENERATORS["uniform"](3, 0, "tiny")
+    job = Job(p, "", ("test-slow",), 1.0, 1.0, total_timeout=0.2)
+    (known, kind, reason, fp, _), _level = _run_impl("test-slow", trace, job)
+    assert (known, kind, reason) == ("", "", "")
+    assert fp == fingerprint(expected_deliveries(trace))
+    bounded = run_isolated(_slow_oracle, trace, Limits(5.0, total_timeout=0.2))
+    assert bounded.status == "timeout"
+
+
 @pytest.mark.spark
 def test_conform_ops_finds_a_faulty_implementation_and_samples_the_slow_ones(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
