@@ -252,7 +252,9 @@ def page(
             "The thesis' own scale (Table 4.1, 1000 × 5 × 10,000, and the 1000–5000-node sweep "
             "of §4.3.3) is committed in the repository beside this page: "
             "[full/index.md](full/index.md) (`pubsub-spec figures --scale full --out "
-            "docs/figures/full`).",
+            "docs/figures/full`). Kyra's and Tam et al.'s claims at their benchmarks' sizes are "
+            "committed there too: [full/kyra.md](full/kyra.md) and [full/tam.md](full/tam.md) "
+            "(`pubsub-spec figures --scale full --only C1,...,R2`: about 130 s of CPU).",
             "",
         ]
     if figs:
