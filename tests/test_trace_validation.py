@@ -146,7 +146,7 @@ def test_check_rows_pass() -> None:
     rows = run_trace_validation_checks(
         race_seeds=1, conformance_seeds=2, lbdd_runs=8, tree_seeds=1, family_seeds=2
     )
-    assert len(rows) == 20 and all(r.ok for r in rows), [r.detail for r in rows if not r.ok]
+    assert len(rows) == 21 and all(r.ok for r in rows), [r.detail for r in rows if not r.ok]
     assert all(r.explored > 0 for r in rows)
 
 
