@@ -277,7 +277,9 @@ def run(args: argparse.Namespace) -> int:
             system.deliveries = StreamedDeliveries(stream)
             return system
 
-        result = run_trace(trace, make, progress=ProgressBar("simulate", min_total=2000))
+        result = run_trace(  # no cycles to collect in a run (reference/sim/run.py)
+            trace, make, progress=ProgressBar("simulate", min_total=2000), collect_cycles=False
+        )
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

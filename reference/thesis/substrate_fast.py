@@ -66,23 +66,28 @@ class FastEngine(Engine[Item]):
     ) -> None:
         """`Engine.step(handle)` while an item is due (at or before `until`; None: all), with
         `deliver(item)` for a `Deliver` item, `handle`'s own first branch, called directly."""
-        queue, pending, pop = self._queue, self._pending, heapq.heappop
-        add = pending.append  # the same list throughout (`_flush` clears it)
+        queue, pop = self._queue, heapq.heappop
+        add = self._pending.append  # the same list throughout (`_flush` clears it)
         limit = math.inf if until is None else until  # no time is above infinity
         n = 0  # items processed, added to `processed` at the end (no handler reads it)
         try:
-            while queue and queue[0][0] <= limit:
-                at, seq, item = pop(queue)
+            while queue:
+                at, seq, item = entry = pop(queue)
+                if at > limit:  # not due: back in its place (the
+                    heapq.heappush(queue, entry)  # (time, seq) keys are distinct, so the
+                    break  # order of what follows is the same)
                 self.now = at
                 n += 1
                 if type(item) is tuple:
                     add(f"{at!r}|{seq}|{deliver(item)}\n")
                 else:
                     add(f"{at!r}|{seq}|{handle(item)}\n")
-                if len(pending) >= 4096:
+                if not n & 4095:  # hashed in batches: any batching gives the same hash
                     self._flush()
         finally:
             self.processed += n
+            if len(self._pending) >= 4096:  # short runs add up: at most a batch pending
+                self._flush()
 
     def reserve(self, n: int) -> tuple[list[tuple[float, int, Item]], int]:
         """The queue and the first of `n` sequence numbers taken at once: pushing
