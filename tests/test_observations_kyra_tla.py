@@ -1,16 +1,18 @@
 """TLA+ trace validation of observed Kyra runs (properties/kyra/observed.py): the kyra
 built-in's observations give the record the reference's own map gives (the same constants,
 messages and table and proxy states; handlings the log does not show may stand elsewhere) and
-validate against spec/kyra/KyraRouting.tla; a log with a step the model forbids (an EventRoute
-on a non-covering tree, a filter-add with no SubPropagate, a dropped proxy-store, the
-flood-tree mutant's forwarding) does not, and the rejection names the step; a run outside the
-map's bound is not validated, with the bound named."""
+validate against spec/kyra/KyraRouting.tla, as does a publication overtaking a SubPropagate
+(K-D12); a log with a step the model forbids (an EventRoute on a non-covering tree, a
+filter-add with no SubPropagate, a dropped proxy-store, the flood-tree mutant's forwarding, the
+fault kit's kyra-non-covering-tree program) does not, and the rejection names the step; a run
+outside the map's bound is not validated, with the bound named."""
 
 from __future__ import annotations
 
 import re
 import shutil
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 
@@ -28,7 +30,7 @@ from pubsub_spec.properties.kyra.trace_export import (
 )
 from pubsub_spec.properties.tracecheck import TlaValue, Validation
 from pubsub_spec.reference.common.model import Attribute, Schema
-from pubsub_spec.reference.common.ops import Join, Trace
+from pubsub_spec.reference.common.ops import Join, Publish, Subscribe, Trace
 from pubsub_spec.reference.kyra.system import KyraSystem
 from pubsub_spec.reference.sim.observe import Observation, state
 
@@ -104,6 +106,35 @@ def test_the_built_in_runs_validate() -> None:
         assert results is not None and len(results) == 1
         [(_, v)] = results
         assert v is not None and v.ok, (seed, v)
+
+
+@needs_tla
+def test_a_publication_overtaking_a_sub_propagate_finds_the_subscription_not_installed() -> None:
+    """K-D12: a subscription is installed once nothing it caused is in flight. A log whose
+    last filter-add of a subscription comes after the next publication (an implementation that
+    does not wait for installation) records it in `subAt` but not in `activeAt`, and is still a
+    KyraRouting behaviour."""
+    for seed in range(8):
+        trace = kyra_trace(seed)
+        run = observed_run("kyra", trace)
+        log = list(run.log)
+        for before, op in pairwise(trace.ops):
+            if not (isinstance(before, Subscribe) and isinstance(op, Publish)):
+                continue
+            adds = [k for k, o in enumerate(log) if o.obs.name == "filter-add"
+                    and o.obs.sub == before.sub.id]  # fmt: skip
+            pub = [k for k, o in enumerate(log) if o.obs.name == "EventToZone"
+                   and o.obs.event == op.event.id]  # fmt: skip
+            if not adds or not pub:
+                continue
+            log.insert(pub[0], log.pop(adds[-1]))  # right after the EventToZone
+            late = replace(run, log=tuple(log))
+            states = observed_kyra_run(late).states
+            assert any(s["subAt"] != s["activeAt"] for s in states)
+            [(_, v)] = validate_observed(late) or []
+            assert v is not None and v.ok, v
+            return
+    raise AssertionError("no subscription followed by a remote publication in 8 seeds")
 
 
 # -- tampered logs ---------------------------------------------------------------------------
@@ -204,6 +235,23 @@ def test_the_flood_tree_mutant_s_log_is_rejected_while_its_deliveries_are_right(
     v = _rejected(run)
     assert run.log[_named(v)].obs.kind == "send", v.detail
     assert oracle_agrees_kyra(trace, FloodTreeKyra)
+
+
+@needs_tla
+def test_the_fault_kit_s_non_covering_tree_program_is_rejected() -> None:
+    """The protocol fault kit's `kyra-non-covering-tree` (conformance/examples/
+    protocol_faults.py: right deliveries, an event routed along a tree whose zone does not
+    cover it): its log is no KyraRouting behaviour, the kit's un-faulted log is one."""
+    from pubsub_spec.conformance.examples import protocol_faults as kit
+
+    fault = kit.FAULTS["kyra-non-covering-tree"]
+    for seed in range(4, 6):
+        trace = kyra_trace(seed)
+        [(_, ok)] = validate_observed(kit.observed_run("kyra", None, trace)) or []
+        assert ok is not None and ok.ok, ok
+        run = kit.observed_run("kyra", fault, trace)
+        v = _rejected(run)
+        assert run.log[_named(v)].obs.name == "EventRoute", v.detail
 
 
 # -- outside the bound -----------------------------------------------------------------------
