@@ -31,7 +31,8 @@ same module (`validate_kyra`), built from the log alone.
   such a handling stands (tests/test_observations_kyra_tla.py compares them); the spec admits
   any order of handling, and tables only grow between unsubscriptions, so a handling silent
   where it happened is silent earlier too. Any other observation is a step of its own that
-  consumes nothing.
+  consumes nothing. Messages form a set, as in the spec: a message sent twice, or an entry
+  recorded twice, is one (the protocol rules count sends; conformance/protocol_rules/kyra.py).
 
 A step the log implies and the spec forbids (an EventRoute on a non-covering tree or toward a
 direction with no admitting entry, a filter-add with no SubPropagate in flight, a SubMove whose
