@@ -13,6 +13,11 @@ Run: python -m benchmarks.bench_thesis_gaps [--nodes 1000] [--events 500]
 `seeds` judges the claims rows of Figs. 4.2 and 4.4-4.7 on seeds 1-10 (--nseeds, --rows);
 `placements` runs row T13's cause on seeded placements 1-10 (--nseeds; D-SEEDS in docs/thesis.md).
 
+`--record` writes what each experiment measured into pubsub_spec/claims_experiments.json (one
+entry per experiment, keyed by the command that reruns it alone, with its sizes, seed and
+values): the claims table (pubsub_spec/claims.py) reads its experiments' numbers from there, so
+they cannot drift from the runs (tests/test_claims_tables.py reruns the cheapest one).
+
 `probelevel` (G4, cause b) swaps RndLeafProbe's first level, an experiment switch of this
 benchmark only (`ProbeLevel`; the reference keeps D-PARAM's uniform [0, 10]). `skew` (G3) and
 `probelevel` run on the fast engine (reference/thesis/substrate_fast.py, the reference's run
@@ -22,12 +27,14 @@ bit for bit), the others on the reference and its instrumented subclasses.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 from pubsub_spec.reference.common.model import qualified
@@ -51,6 +58,11 @@ from pubsub_spec.reference.thesis.workload import THESIS_PROFILES, thesis_trace
 # latency over the direct one-way latency, about 1.3–1.5 (Castro et al., "Proximity neighbor
 # selection in tree-based structured peer-to-peer overlays", 2003).
 PNS_RDP = 1.4
+
+# the record the claims table reads (package data of pubsub_spec, beside pubsub_spec/claims.py)
+RECORD = Path(__file__).resolve().parents[1] / "pubsub_spec" / "claims_experiments.json"
+PROG = "python -m benchmarks.bench_thesis_gaps"
+DEFAULT_ROWS = "T6,T10,T12,T13,T15,T16,T18,T20"
 
 
 class _ProximityAccount(ReferenceSubstrate):
@@ -165,9 +177,12 @@ def _probe_level_row(trace: Trace, config: ThesisConfig, mode: str) -> dict[str,
     }
 
 
-def hotspot(trace: Trace, config: ThesisConfig, top: int = 3) -> list[str]:
+def hotspot(
+    trace: Trace, config: ThesisConfig, top: int = 3, values: dict[str, float] | None = None
+) -> list[str]:
     """G3: the busiest peers by probe bytes, the tree nodes they host that receive the most
-    probes, and the probes received per event by tree depth."""
+    probes, and the probes received per event by tree depth (and, into `values`, the mean and
+    the busiest peer's probe bytes per event)."""
     r = run_trace(with_config(trace, config), check=False, system_class=ProbeMeter)
     system = r.system
     assert isinstance(system, ProbeMeter)
@@ -180,6 +195,8 @@ def hotspot(trace: Trace, config: ThesisConfig, top: int = 3) -> list[str]:
         by_depth[len(bits)] += n
     total = sum(by_depth.values())
     deep = sum(n for d, n in by_depth.items() if d >= 10)
+    if values is not None:
+        values.update(probe_mean=mean, probe_max_over_mean=max(probe.values()) / mean)
     lines = [
         f"probes received per event {total / events:.1f}, at depth >= 10: {deep / total:.0%};"
         f" probe bytes max/mean {max(probe.values()) / mean:.1f}"
@@ -245,6 +262,38 @@ def _growth(x: float, base: float) -> str:
     return f"{100 * (x / base - 1):+.0f} %" if base else "n/a"
 
 
+def command(argv: Sequence[str], exp: str) -> str:
+    """The command that reruns experiment `exp` alone with the options of `argv` (in their
+    order; --record dropped, --only narrowed to `exp`, --rows and --nseeds kept only where
+    they matter): the key of its entry in the record."""
+    parts, toks = [PROG], list(argv)
+    while toks:
+        name, eq, val = toks.pop(0).partition("=")
+        if name == "--record":  # its path, if given, is not part of the command
+            if not eq and toks and not toks[0].startswith("--"):
+                toks.pop(0)
+            continue
+        if not eq:
+            val = toks.pop(0) if toks else ""
+        if name == "--only":
+            val = exp
+        elif (name == "--rows" and exp != "seeds") or (
+            name == "--nseeds" and exp not in ("seeds", "placements")
+        ):
+            continue
+        parts += [name, val]
+    if "--only" not in parts:
+        parts += ["--only", exp]
+    return " ".join(parts)
+
+
+def write_record(path: Path, entries: dict[str, dict[str, Any]]) -> None:
+    """Merge `entries` (command -> entry) into the record at `path`, sorted, one value a line."""
+    old = json.loads(path.read_text()) if path.exists() else {}
+    old.update(entries)
+    path.write_text(json.dumps(dict(sorted(old.items())), indent=1, sort_keys=True) + "\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--nodes", type=int, default=1000)
@@ -254,13 +303,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     # D-SEEDS (docs/thesis.md): how many seeds `seeds` runs and how many seeded placements
     # `placements` runs; --rows: the claims rows `seeds` judges
     p.add_argument("--nseeds", type=int, default=10)
-    p.add_argument("--rows", default="T6,T10,T12,T13,T15,T16,T18,T20")
+    p.add_argument("--rows", default=DEFAULT_ROWS)
     p.add_argument(
         "--only",
         default="multicast,cutoff,hotspot,latency,skew,probelevel,growth,firststage,seeds,"
         "growthseeds",
     )
+    p.add_argument(
+        "--record",
+        nargs="?",
+        const=str(RECORD),
+        default=None,
+        help="merge each experiment's values into this JSON record (default: "
+        "pubsub_spec/claims_experiments.json, which pubsub_spec/claims.py reads)",
+    )
+    argv = list(sys.argv[1:] if argv is None else argv)
     a = p.parse_args(argv)
+    # what each experiment measured: experiment -> value name -> value (written by --record)
+    rec: dict[str, dict[str, float]] = {}
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)
     preset = thesis_preset(trace.schemas)
     only = a.only.split(",")
@@ -276,6 +336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for probe in ("unicast", "multicast"):
                 cut = default_cutoff(trace.schemas, frac) if frac else ()
                 r = _run(trace, replace(preset, probe=probe, cutoff=cut))
+                for exp in ("multicast", "cutoff"):
+                    if exp in only:
+                        for k in ("probe_mean", "probe_max", "probe_max_over_mean", "pp_share",
+                                  "jump_backs_per_event", "pub_max_over_mean"):  # fmt: skip
+                            rec.setdefault(exp, {})[f"c={frac or 'off'} {probe} {k}"] = r[k]
                 print(
                     f"{frac or 'off':>6} {probe:>10} {r['probe_mean']:8.1f} {r['probe_max']:8.0f}"
                     f" {r['probe_max_over_mean']:9.1f} {r['pp_share']:15.2f}"
@@ -287,8 +352,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for frac in (None, 0.1):
             cut = default_cutoff(trace.schemas, frac) if frac else ()
             print(f"c = {frac or 'off'}:")
-            for line in hotspot(trace, replace(preset, probe="unicast", cutoff=cut)):
+            spots: dict[str, float] = {}
+            for line in hotspot(trace, replace(preset, probe="unicast", cutoff=cut), values=spots):
                 print(f"  {line}", flush=True)
+            for k, v in spots.items():
+                rec.setdefault("hotspot", {})[f"c={frac or 'off'} {k}"] = v
     if "latency" in only:
         print("\nlatency model: mean delivery / installation latency (ms)")
         pns = replace(preset, proximity_routing=True)
@@ -300,6 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("PNS, all candidates", replace(pns, proximity_candidates=0), HopMeter),
         ):
             r = _run(trace, config, cls)
+            for k in ("delivery_ms", "delivery_le_400", "delivery_le_1000", "install_ms",
+                      "pastry_hops_per_route"):  # fmt: skip
+                rec.setdefault("latency", {})[f"{label} {k}"] = r[k]
             per_hop = f"  ms/hop {r['ms_per_hop']:.1f}" if r["ms_per_hop"] else ""
             print(
                 f"{label:<24} delivery {r['delivery_ms']:6.0f}"
@@ -321,6 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cut = default_cutoff(trace.schemas, frac) if frac else ()
                 r = _run(ranked, replace(preset, cutoff=cut), FastTwoDTreeSystem)
                 label = "lowest" if order is None else f"shuffled {order}"
+                for k in ("probe_mean", "probe_max_over_mean", "pub_max_over_mean", "pub_le_1.2x",
+                          "pub_over_4.5x"):  # fmt: skip
+                    rec.setdefault("skew", {})[f"{label} c={frac or 'off'} {k}"] = r[k]
                 print(
                     f"{label:>10} {frac or 'off':>5} {r['probe_mean']:11.1f}"
                     f" {r['probe_max_over_mean']:15.1f} {r['pub_max_over_mean']:13.1f}"
@@ -339,6 +413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     setting = replace(setting, cutoff=())
                 for mode in ("uniform-10", "within-depth", "leaf"):
                     r = _probe_level_row(trace, setting, mode)
+                    where = f"c={'0.1' if with_cut else 'off'} pns={'on' if with_pns else 'off'}"
+                    for k, v in r.items():
+                        rec.setdefault("probelevel", {})[f"{where} {mode} {k}"] = v
                     print(
                         f"{'c=0.1' if with_cut else 'off':>8} {'on' if with_pns else 'off':>4}"
                         f" {mode:>13}"
@@ -357,6 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 setting = replace(thesis_preset(sized.schemas), proximity_routing=with_pns)
                 r = _run(sized, setting, FastTwoDTreeSystem)
                 base.setdefault(with_pns, r["delivery_ms"])
+                on = "on" if with_pns else "off"
+                for k in ("delivery_ms", "delivery_max_ms"):
+                    rec.setdefault("growth", {})[f"{n} pns={on} {k}"] = r[k]
                 print(
                     f"{n:>5} nodes  PNS {'on ' if with_pns else 'off'}  delivery"
                     f" {r['delivery_ms']:6.0f} ms ({_growth(r['delivery_ms'], base[with_pns])}"
@@ -382,6 +462,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 runs["free first stage"] = per_node(run.system.metrics, peers, ("ProbePub",), ev)
         top = max(runs["unicast"])
         for name, vals in runs.items():
+            rec.setdefault("firststage", {}).update(
+                {f"{name} max": max(vals), f"{name} over unicast max": max(vals) / top}
+            )
             print(f"{name:>17} max {max(vals):8.0f}  over unicast's max {max(vals) / top:5.2f}")
     if "seeds" in only:
         # one seed's value is one draw: the open rows of Figs. 4.2 and 4.4-4.7 (the claims
@@ -408,6 +491,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             vals = got[c.id]
             tol = TOLERANCES[c.tolerance]
             inside = sum(1 for v in vals if tol.holds(v, c.paper, c.paper_hi))
+            rec.setdefault("seeds", {}).update({
+                f"{c.id} median": statistics.median(vals), f"{c.id} min": min(vals),
+                f"{c.id} max": max(vals), f"{c.id} inside": inside, f"{c.id} n": len(vals),
+            })  # fmt: skip
             print(
                 f"{c.id:>4} paper {c.fmt.format(c.paper):>8}  median"
                 f" {c.fmt.format(statistics.median(vals)):>8}  range"
@@ -431,6 +518,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"placement {order:>3}: pub max/mean {pvals[-1]:6.2f}", flush=True)
         tol = TOLERANCES[t13.tolerance]
         inside = sum(1 for v in pvals if tol.holds(v, t13.paper, t13.paper_hi))
+        rec["placements"] = {
+            "T13 median": statistics.median(pvals), "T13 min": min(pvals),
+            "T13 max": max(pvals), "T13 inside": inside, "T13 n": len(pvals),
+        }  # fmt: skip
         print(
             f"T13 paper {t13.paper:.2f}x  median {statistics.median(pvals):.2f}x  range"
             f" {min(pvals):.2f}-{max(pvals):.2f}x  inside {inside}/{len(pvals)}",
@@ -445,6 +536,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for n in (1000, 5000):
                 sized = thesis_trace(n, a.subs_per_node, a.events, seed)
                 at[n] = _run(sized, thesis_preset(sized.schemas), FastTwoDTreeSystem)
+                for k in ("delivery_ms", "delivery_max_ms", "pub_mean"):
+                    rec.setdefault("growthseeds", {})[f"seed {seed} {n} {k}"] = at[n][k]
             print(
                 f"seed {seed}: {at[1000]['delivery_ms']:5.0f} -> {at[5000]['delivery_ms']:5.0f} ms"
                 f" ({_growth(at[5000]['delivery_ms'], at[1000]['delivery_ms'])}); maximum"
@@ -454,6 +547,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
     print(f"\ntime {time.monotonic() - start:.0f} s")
+    if a.record:
+        sizes = {"nodes": a.nodes, "subs_per_node": a.subs_per_node, "events": a.events,
+                 "seed": a.seed}  # fmt: skip
+        entries = {command(argv, exp): {**sizes, "experiment": exp, "values": vals}
+                   for exp, vals in rec.items()}  # fmt: skip
+        write_record(Path(a.record), entries)
+        print(f"recorded {', '.join(rec)} in {a.record}")
     return 0
 
 

@@ -11,6 +11,13 @@ A verdict is computed, never written by hand:
   it measured and why the paper's value is out of its reach);
 - *open*: none of these; the row says what is missing. No row is left open knowingly.
 
+The experiments' numbers are never typed here: `python -m benchmarks.bench_thesis_gaps ...
+--record` writes what each experiment measured into `claims_experiments.json` (package data
+beside this module, keyed by the command that reruns the experiment alone), and each `Cause`,
+`Refutation` and `SeedMedian` of the thesis' rows reads its value from there (`recorded`);
+`tests/test_claims_tables.py` fails on a number typed into one of them and reruns the cheapest
+experiment to check that it gives its recorded value exactly.
+
 The tolerances are the table `TOLERANCES`, stated once here, printed under every claims table.
 The rows are `THESIS_CLAIMS` (docs/thesis.md "Claims, one by one") and `LBDD_CLAIMS`
 (docs/lbdd.md); `pubsub-spec figures` prints them on its pages (pubsub_spec/cmd_figures.py,
@@ -19,9 +26,14 @@ pubsub_spec/figures_lbdd.py), computed from the figures it has just drawn.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
+import math
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 
@@ -152,6 +164,19 @@ def judge(spec: ClaimSpec, ours: float | None, run_command: str) -> Claim:
     tol = TOLERANCES[spec.tolerance]
     text = "not run" if ours is None else spec.fmt.format(ours)
     experiments = [run_command]
+    missing = [
+        cmd
+        for value, cmd in (
+            (spec.cause.value if spec.cause else 0.0, spec.cause and spec.cause.command),
+            (spec.refuted.bound if spec.refuted else 0.0, spec.refuted and spec.refuted.command),
+            (spec.seeds.median if spec.seeds else 0.0, spec.seeds and spec.seeds.command),
+        )
+        if value is not None and math.isnan(value)
+    ]
+    if missing:  # an experiment not in the record (claims_experiments.json) yet
+        experiments += [c for c in missing if c]
+        return _claim(spec, text, tol, "open: its experiment is not recorded yet (--record)",
+                      experiments)  # fmt: skip
     if spec.seeds is not None:
         return _judge_on_seeds(spec, text, tol, experiments)
     if ours is not None and tol.holds(ours, spec.paper, spec.paper_hi):
@@ -292,6 +317,87 @@ def _share_of(fig: str, key_a: str, key_b: str) -> Getter:
 
 
 GAPS = "python -m benchmarks.bench_thesis_gaps --nodes 1000 --events 500 --only"
+GROWTHSEEDS = "python -m benchmarks.bench_thesis_gaps --events 200 --only growthseeds"
+RECORD = "claims_experiments.json"  # package data of pubsub_spec, written by --record
+
+
+@functools.cache
+def experiments_record() -> dict[str, Any]:
+    """The record `bench_thesis_gaps --record` writes: command -> sizes, seed and values."""
+    text = resources.files("pubsub_spec").joinpath(RECORD).read_text()
+    record: dict[str, Any] = json.loads(text)
+    return record
+
+
+def recorded(command: str, key: str) -> float:
+    """The value `key` that the experiment `command` measured, as its run recorded it; NaN if
+    the record has no such experiment yet (its row is then judged open, `judge`; a benchmark
+    that imports this module still runs)."""
+    entry = experiments_record().get(command)
+    if entry is None:
+        return math.nan
+    if key not in entry["values"]:
+        raise KeyError(f"{RECORD}: `{command}` recorded no value `{key}`")
+    return float(entry["values"][key])
+
+
+def _gaps(exp: str, key: str) -> float:
+    """A value of `bench_thesis_gaps --nodes 1000 --events 500 --only <exp>`."""
+    return recorded(f"{GAPS} {exp}", key)
+
+
+def _over(exp: str, keys: Sequence[str]) -> list[float]:
+    return [_gaps(exp, k) for k in keys]
+
+
+def _seeds(row: str, stat: str, exp: str = "seeds") -> float:
+    """D-SEEDS: a row's median, min, max, inside or n over the seeds of `exp`."""
+    return _gaps(exp, f"{row} {stat}")
+
+
+def _seed_median(row: str, exp: str) -> SeedMedian:
+    """Row `row` over the seeds (or placements) of experiment `exp`, as recorded."""
+    n, med, lo, hi, inside = (_seeds(row, k, exp) for k in ("n", "median", "min", "max", "inside"))
+    return SeedMedian(_count(n), med, lo, hi, _count(inside), f"{GAPS} {exp}")
+
+
+def _count(x: float) -> int:
+    return int(x) if not math.isnan(x) else 0
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}"
+
+
+def _growth_pct(seed: int, key: str) -> float:
+    """Growth 1000 -> 5000 nodes (%) of `key` on seed `seed` (`growthseeds`)."""
+    a, b = (recorded(GROWTHSEEDS, f"seed {seed} {n} {key}") for n in (1000, 5000))
+    return 100 * (b / a - 1)
+
+
+_SEED_RANGE = range(1, 6)  # growthseeds' seeds
+_LATENCY_GROWTH = [_growth_pct(s, "delivery_ms") for s in _SEED_RANGE]
+_BYTES_GROWTH = [_growth_pct(s, "pub_mean") for s in _SEED_RANGE]
+_MAXIMA_1000 = [recorded(GROWTHSEEDS, f"seed {s} 1000 delivery_max_ms") for s in _SEED_RANGE]
+_MAXIMA_ALL = [recorded(GROWTHSEEDS, f"seed {s} {n} delivery_max_ms")
+               for s in _SEED_RANGE for n in (1000, 5000)]  # fmt: skip
+_PNS_GROWTH = 100 * (_gaps("growth", "5000 pns=on delivery_ms")
+                     / _gaps("growth", "1000 pns=on delivery_ms") - 1)  # fmt: skip
+# Pastry's routes grow like log16 N (thesis §2.1.2): 1000 -> 5000 nodes
+_LOG_HOPS_GROWTH = 100 * (math.log(5000) / math.log(1000) - 1)
+_CUTS = ("0.05", "0.1", "0.2", "0.3", "0.5")  # bench_thesis_gaps' c values besides off
+# the cut-off's saving of mean probe bytes per node over no cut-off, for each c and probe model
+_CUT_SAVING = {
+    (c, probe): 100 * (1 - _gaps("cutoff", f"c={c} {probe} probe_mean")
+                       / _gaps("cutoff", f"c=off {probe} probe_mean"))
+    for c in _CUTS for probe in ("unicast", "multicast")
+}  # fmt: skip
+_BEST_CUT = max(_CUT_SAVING, key=lambda k: _CUT_SAVING[k])
+# multicast carries the first stage only: its share of the multicast run's probe bytes
+_FIRST_STAGE = {c: 1 - _gaps("multicast", f"c={c} multicast pp_share") for c in ("off", *_CUTS)}
+_HOT = {c: (_gaps("hotspot", f"c={c} probe_mean"), _gaps("hotspot", f"c={c} probe_max_over_mean"))
+        for c in ("off", "0.1")}  # fmt: skip
+_SKEW_OVER = _over("skew", [f"shuffled {o} c=0.1 pub_over_4.5x" for o in range(1, 6)])
 AT_1000 = "1000 × 5 × 500, seed 1"
 PCT = "{:.0%}"
 X = "{:.2f}×"
@@ -301,16 +407,16 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "T1", "mean subscription installation latency (ms)", "§4.3.1, Fig. 4.1", "4.1",
         331.0, "mean", _o("4.1", "mean_ms"),
         cause=Cause(
-            f"PNS(16) and RndLeafProbe started at the leaf's level (G4; {AT_1000})", 359.0,
-            f"{GAPS} probelevel",
+            f"PNS(16) and RndLeafProbe started at the leaf's level (G4; {AT_1000})",
+            _gaps("probelevel", "c=0.1 pns=on leaf install_ms"), f"{GAPS} probelevel",
         ),
     ),
     ClaimSpec(
         "T2", "installations done within 600 ms", "§4.3.1, Fig. 4.1", "4.1",
         0.70, "share", _o("4.1", "frac_le_600ms"), fmt=PCT,
         cause=Cause(
-            f"PNS(16) (G4; {AT_1000})", 0.74,
-            f"{GAPS} probelevel",
+            f"PNS(16) (G4; {AT_1000})",
+            _gaps("probelevel", "c=0.1 pns=on uniform-10 install_le_600"), f"{GAPS} probelevel",
         ),
     ),
     ClaimSpec(
@@ -331,21 +437,24 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "§4.3.1, Fig. 4.2", "4.2", 100 / 14.32, "approx", _o("4.2", "max_over_mean"), fmt=X,
         uncertain="'a few nodes whose bandwidth cost is about 100 bytes/sub'",
         refuted=Refutation(
-            "over seeds 1–10 at 1000 × 5 the busiest node sends 4.51–5.47× the mean, none "
-            "reaching the tolerance's 5.58×: in our model (the byte model D-MSG on Table "
-            "4.1's workload) no seed makes the thesis' few ≈ 7× nodes",
-            5.47, f"{GAPS} seeds",
+            f"over seeds 1–10 at 1000 × 5 the busiest node sends {_seeds('T6', 'min'):.2f}–"
+            f"{_seeds('T6', 'max'):.2f}× the mean, none reaching the tolerance's "
+            f"{(1 - TOLERANCES['approx'].amount) * 100 / 14.32:.2f}×: in our model (the byte "
+            "model D-MSG on Table 4.1's workload) no seed makes the thesis' few ≈ 7× nodes",
+            _seeds("T6", "max"), f"{GAPS} seeds",
         ),
     ),
     ClaimSpec(
         "T7", "mean delivery latency (ms)", "§4.3.2, Fig. 4.3", "4.3",
         333.0, "mean", _o("4.3", "mean_ms"),
-        cause=Cause(f"PNS(16) (G4; {AT_1000})", 358.0, f"{GAPS} latency"),
+        cause=Cause(f"PNS(16) (G4; {AT_1000})", _gaps("latency", "PNS, 16 candidates delivery_ms"),
+                    f"{GAPS} latency"),
     ),
     ClaimSpec(
         "T8", "deliveries done within 400 ms", "§4.3.2, Fig. 4.3", "4.3",
         0.70, "share", _o("4.3", "frac_le_400ms"), fmt=PCT,
-        cause=Cause(f"PNS(16) (G4; {AT_1000})", 0.68, f"{GAPS} latency"),
+        cause=Cause(f"PNS(16) (G4; {AT_1000})",
+                    _gaps("latency", "PNS, 16 candidates delivery_le_400"), f"{GAPS} latency"),
     ),
     ClaimSpec(
         "T9", "deliveries done within 1 s ('nearly all')", "§4.3.2, Fig. 4.3", "4.3",
@@ -355,7 +464,7 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
         "T10", "publication bytes per node: share within 1.2× the mean (1.6k of 1.32k)",
         "§4.3.2, Fig. 4.4", "4.4", 0.70, "share", _o("4.4", "frac_le_1.2x_mean"), fmt=PCT,
-        seeds=SeedMedian(30, 0.7520, 0.74, 0.76, 12, f"{GAPS} seeds --rows T10,T20 --nseeds 30"),
+        seeds=_seed_median("T10", "seeds --rows T10,T20 --nseeds 30"),
     ),
     ClaimSpec(
         "T11", "publication bytes per node: share within 2.3× the mean (3k of 1.32k)",
@@ -366,10 +475,14 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "§4.3.2, Fig. 4.4", "4.4", 0.007, "approx", _o("4.4", "share_over_4.5x_mean"),
         fmt="{:.2%}", uncertain="'about 7 nodes' of 1000",
         refuted=Refutation(
-            "over seeds 1–10 at 1000 × 5 × 500 2.4–3.1 % of the nodes, and 2.1–2.7 % with the "
-            "popular Zipf sub-ranges on a seeded permutation (G3): 21–31 nodes of 1000 carry "
-            "the popular sub-ranges' publications, not about 7",
-            0.021, f"{GAPS} seeds,skew",
+            f"over seeds 1–10 at 1000 × 5 × 500 {100 * _seeds('T12', 'min'):.1f}–"
+            f"{100 * _seeds('T12', 'max'):.1f} % of the nodes, and {100 * min(_SKEW_OVER):.1f}–"
+            f"{100 * max(_SKEW_OVER):.1f} % with the popular Zipf sub-ranges on seeded "
+            "permutations 1–5 "
+            f"(G3): {1000 * min(_SKEW_OVER):.0f}–"
+            f"{1000 * max(_seeds('T12', 'max'), *_SKEW_OVER):.0f} nodes of 1000 carry the "
+            "popular sub-ranges' publications, not about 7",
+            min(_seeds("T12", "min"), *_SKEW_OVER), f"{GAPS} seeds,skew",
         ),
     ),
     ClaimSpec(
@@ -378,24 +491,32 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         uncertain="'no more than 11k' is read from the scanned text's 'ilk'",
         cause=Cause(
             "the popular Zipf sub-ranges on seeded permutations 1–30 (G3, D-SEEDS: the median; "
-            + AT_1000 + ")", 10.62, f"{GAPS} placements --nseeds 30",
+            + AT_1000 + ")", _seeds("T13", "median", "placements --nseeds 30"),
+            f"{GAPS} placements --nseeds 30",
         ),
         refuted=Refutation(
             "in our model as a typical value (D-SEEDS): the thesis' placement of the popular "
-            "sub-ranges (the lowest) gives 22.56× on the full page, and over 30 seeded placements "
-            "the median is "
-            "10.62× (range 8.24–14.92×, 10 of 30 inside): where the popular sub-ranges land "
-            "decides, and the typical placement's busiest node is above the thesis' ≈ 8.3×",
-            10.62, f"{GAPS} placements --nseeds 30",
+            "sub-ranges (the lowest) gives 22.56× on the full page, and over "
+            f"{_seeds('T13', 'n', 'placements --nseeds 30'):.0f} seeded placements the median is "
+            f"{_seeds('T13', 'median', 'placements --nseeds 30'):.2f}× (range "
+            f"{_seeds('T13', 'min', 'placements --nseeds 30'):.2f}–"
+            f"{_seeds('T13', 'max', 'placements --nseeds 30'):.2f}×, "
+            f"{_seeds('T13', 'inside', 'placements --nseeds 30'):.0f} of "
+            f"{_seeds('T13', 'n', 'placements --nseeds 30'):.0f} inside): where the popular "
+            "sub-ranges land decides, and the typical placement's busiest node is above the "
+            "thesis' ≈ 8.3×",
+            _seeds("T13", "median", "placements --nseeds 30"), f"{GAPS} placements --nseeds 30",
         ),
     ),
     ClaimSpec(
         "T14", "multicast saves mean probe bytes per node (%)", "§4.3.2, Fig. 4.5", "4.5",
         29.1, "mean", _o("4.5", "saving_pct"), fmt="{:.1f}",
         refuted=Refutation(
-            "multicast carries only the publisher's first stage (§3.4.2, §4.2.1 item 6), 21 % "
-            "of probe bytes at 1000 nodes; even a free first stage saves at most that (G1)",
-            21.0, f"{GAPS} multicast",
+            "multicast carries only the publisher's first stage (§3.4.2, §4.2.1 item 6), at "
+            f"most {_pct(max(_FIRST_STAGE.values()))} % of probe bytes at 1000 nodes (c off; "
+            f"{_pct(_FIRST_STAGE['0.1'])} % with the preset's c = 0.1); even a free first "
+            "stage saves at most that (G1)",
+            100 * max(_FIRST_STAGE.values()), f"{GAPS} multicast",
         ),
     ),
     ClaimSpec(
@@ -403,9 +524,10 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "§4.3.2, Fig. 4.5", "4.5", 0.70, "share", _o("4.5", "frac_multicast_le_1.2k"), fmt=PCT,
         refuted=Refutation(
             "multicast carries only the publisher's first stage (G1), so the per-node "
-            "distribution stays unicast's: 79–81 % of nodes under the threshold in each of "
-            "seeds 1–10 at 1000 × 5 × 500",
-            0.79, f"{GAPS} seeds",
+            f"distribution stays unicast's: {_pct(_seeds('T15', 'min'))}–"
+            f"{_pct(_seeds('T15', 'max'))} % of nodes under the threshold in each of seeds 1–10 "
+            "at 1000 × 5 × 500",
+            _seeds("T15", "min"), f"{GAPS} seeds",
         ),
     ),
     ClaimSpec(
@@ -413,9 +535,10 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         0.55, "share", _o("4.5", "frac_unicast_le_1.2k"), fmt=PCT,
         refuted=Refutation(
             "the threshold follows our multicast mean, which multicast lowers by at most the "
-            "first stage's share (G1, row T14): 79–81 % of unicast nodes under it in each of "
-            "seeds 1–10 at 1000 × 5 × 500",
-            0.79, f"{GAPS} seeds",
+            f"first stage's share (G1, row T14): {_pct(_seeds('T16', 'min'))}–"
+            f"{_pct(_seeds('T16', 'max'))} % of unicast nodes under it in each of seeds 1–10 at "
+            "1000 × 5 × 500",
+            _seeds("T16", "min"), f"{GAPS} seeds",
         ),
     ),
     ClaimSpec(
@@ -425,8 +548,10 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         refuted=Refutation(
             "multicast carries only the publisher's first stage (§3.4.2, §4.2.1 item 6); the "
             "busiest node's bytes are LeafNodeRoutingTable fan-out and forwarded probes, sent "
-            "by unicast in both models: with its first stage free it keeps 1,540 of 1,543 "
-            f"B/event (G1; {AT_1000})", 1.00, f"{GAPS} firststage",
+            "by unicast in both models: with its first stage free it keeps "
+            f"{_gaps('firststage', 'free first stage max'):,.0f} of "
+            f"{_gaps('firststage', 'unicast max'):,.0f} B/event (G1; {AT_1000})",
+            _gaps("firststage", "free first stage over unicast max"), f"{GAPS} firststage",
         ),
     ),
     ClaimSpec(
@@ -434,16 +559,18 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "4.6", 1.0, "all", _o("4.6", "top_lower_frac"), fmt=PCT,
         refuted=Refutation(
             "multicast leaves the forwarded probes, most of the top nodes' bytes, as they are "
-            "(G1): 8–17 % of the top 10 % rank lower in seeds 1–10 at 1000 × 5 × 500",
-            0.17, f"{GAPS} seeds",
+            f"(G1): {_pct(_seeds('T18', 'min'))}–{_pct(_seeds('T18', 'max'))} % of the top "
+            "10 % rank lower in seeds 1–10 at 1000 × 5 × 500",
+            _seeds("T18", "max"), f"{GAPS} seeds",
         ),
     ),
     ClaimSpec(
         "T19", "the cut-off lowers mean probe bytes per node (%)", "§4.3.2, Fig. 4.7", "4.7",
         50.5, "mean", _o("4.7", "saving_pct"), fmt="{:.1f}",
         refuted=Refutation(
-            "at 1000 nodes no c in 0.05–0.5 saves more than 39 % (c = 0.05): probes land on the "
-            "deep leaves inside the c × c square (G2)", 39.0, f"{GAPS} cutoff",
+            f"at 1000 nodes no c in 0.05–0.5 saves more than {_CUT_SAVING[_BEST_CUT]:.0f} % "
+            f"(c = {_BEST_CUT[0]}, {_BEST_CUT[1]} probes): probes land on the deep leaves "
+            "inside the c × c square (G2)", _CUT_SAVING[_BEST_CUT], f"{GAPS} cutoff",
         ),
     ),
     ClaimSpec(
@@ -451,7 +578,7 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "§4.3.2, Fig. 4.7", "4.7", 0.0, "range", _share_of(
             "4.7", "share_over_6k_no_cutoff", "share_over_6k_cutoff"
         ), fmt="{:.2f}", paper_hi=0.5,
-        seeds=SeedMedian(30, 0.5312, 0.44, 0.65, 10, f"{GAPS} seeds --rows T10,T20 --nseeds 30"),
+        seeds=_seed_median("T20", "seeds --rows T10,T20 --nseeds 30"),
     ),
     ClaimSpec(
         "T21", "every one of the top 20 of 1000 (2 %) ranks lower with the cut-off",
@@ -459,38 +586,46 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         refuted=Refutation(
             "the busiest peers host the depth-3 node over the Zipf low end, whose fan-out the "
             "c × c square keeps while the mean falls: with c = 0.1 the busiest node's probe "
-            "bytes rise (54.7 × 23.5 → 35.7 × 43.3 B/event), so the top rank is not lower "
-            "(G2, G3)", 19 / 20, f"{GAPS} cutoff,hotspot",
+            f"bytes rise ({_HOT['off'][0]:.1f} × {_HOT['off'][1]:.1f} → {_HOT['0.1'][0]:.1f} × "
+            f"{_HOT['0.1'][1]:.1f} B/event), so the top rank is not lower (G2, G3)",
+            # the busiest node not lower: at most 19 of the top 20 are
+            19 / 20 if math.prod(_HOT["0.1"]) > math.prod(_HOT["off"]) else 1.0,
+            f"{GAPS} cutoff,hotspot",
         ),
     ),
     ClaimSpec(
         "T22", "mean delivery latency at the sweep's smallest network (ms; 1000 nodes)",
         "§4.3.3, Fig. 4.9", "4.9", 330.0, "mean", _sweep("4.9", "average", 0),
-        cause=Cause(f"PNS(16) (G4; {AT_1000})", 358.0, f"{GAPS} latency"),
+        cause=Cause(f"PNS(16) (G4; {AT_1000})", _gaps("latency", "PNS, 16 candidates delivery_ms"),
+                    f"{GAPS} latency"),
     ),
     ClaimSpec(
         "T23", "mean delivery latency growth over the sweep (%; 1000 → 5000 nodes)",
         "§4.3.3, Fig. 4.9", "4.9", 30.3, "mean", _growth("4.9", "average"), fmt="{:+.0f}",
-        cause=Cause("PNS(16) (1000 → 5000 nodes × 5 × 500, seed 1)", 5.0, f"{GAPS} growth"),
+        cause=Cause("PNS(16) (1000 → 5000 nodes × 5 × 500, seed 1)", _PNS_GROWTH,
+                    f"{GAPS} growth"),
         refuted=Refutation(
-            "+9 to +16 % on seeds 1–5 (1000 → 5000 nodes × 5 × 200), +15 % in the full sweep, "
-            "+5 % with PNS: Pastry's routes grow like log16 N (about +23 % hops) and a "
+            f"{min(_LATENCY_GROWTH):+.0f} to {max(_LATENCY_GROWTH):+.0f} % on seeds 1–5 (1000 → "
+            f"5000 nodes × 5 × 200), +15 % in the full sweep, {_PNS_GROWTH:+.0f} % with PNS: "
+            f"Pastry's routes grow like log16 N (about {_LOG_HOPS_GROWTH:+.0f} % hops) and a "
             "delivery's last hop is direct (§3.4.3), so in our model no seed comes within the "
             "tolerance's 27–33 %",
-            16.0, "python -m benchmarks.bench_thesis_gaps --events 200 --only growthseeds",
+            max(_LATENCY_GROWTH), GROWTHSEEDS,
         ),
     ),
     ClaimSpec(
         "T24", "maximum delivery latency stays within 1.6–1.8 s (lowest point of the sweep, ms)",
         "§4.3.3, Fig. 4.9", "4.9", 1600.0, "range",
         lambda figs: min(p[1] for p in figs["4.9"].series["maximum"]), paper_hi=1800.0,
-        cause=Cause("PNS(16) (1000 nodes × 5 × 500, seed 1)", 759.0, f"{GAPS} growth"),
+        cause=Cause("PNS(16) (1000 nodes × 5 × 500, seed 1)",
+                    _gaps("growth", "1000 pns=on delivery_max_ms"), f"{GAPS} growth"),
         refuted=Refutation(
             "the latency model (D-NET: random plane coordinates, a bounded and light tail, not "
             "the King data's) keeps every maximum under 1.6 s: 1,181–1,350 ms over the full "
-            "sweep (10,000 events per size), 1,049–1,230 ms at 1000 nodes on seeds 1–5 "
-            "(200 events)",
-            1350.0, "python -m benchmarks.bench_thesis_gaps --events 200 --only growthseeds",
+            f"sweep (10,000 events per size), {min(_MAXIMA_1000):,.0f}–{max(_MAXIMA_1000):,.0f} "
+            f"ms at 1000 nodes on seeds 1–5 (200 events; {max(_MAXIMA_ALL):,.0f} ms at most "
+            "with 5000)",
+            max(_MAXIMA_ALL), GROWTHSEEDS,
         ),
     ),
     ClaimSpec(
@@ -498,9 +633,10 @@ THESIS_CLAIMS: tuple[ClaimSpec, ...] = (
         "§4.3.3, Fig. 4.10", "4.10", -20.0, "range", _growth("4.10", "average"), fmt="{:+.0f}",
         paper_hi=0.0,
         cause=Cause(
-            "the thesis' sizes, 1000 → 5000 nodes (median of seeds 1–5, −5 to −9 %, × 5 × 200; "
-            "the full sweep −8 %)", -7.0,
-            "python -m benchmarks.bench_thesis_gaps --events 200 --only growthseeds",
+            "the thesis' sizes, 1000 → 5000 nodes (median of seeds 1–5, "
+            f"{max(_BYTES_GROWTH):.0f} to {min(_BYTES_GROWTH):.0f} %, × 5 × 200; ".replace("-", "−")
+            + "the full "
+            "sweep −8 %)", statistics.median(_BYTES_GROWTH), GROWTHSEEDS,
         ),
     ),
     ClaimSpec(
@@ -585,6 +721,12 @@ def lbdd_bounds() -> dict[str, float]:
     }
 
 
+_LB = lbdd_bounds()  # the numbers of the refuted LBDD rows (L4, L6-L8), as BOUNDS prints them
+_UP = _LB["publisher upload (Mbit/s; 11 x 8 GB in 7810 s)"]
+_R_LO = _LB["per-connection r, lowest (upload / 6)"]
+_R_HI = _LB["per-connection r, highest (upload / 5)"]
+_R_NEED = _LB["per-connection r LBDD needs (24 Mbit/s - 10 %)"]
+
 LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
         "L1", "point-to-point delay, 11 subscribers (s; the calibration point, D-L8)",
@@ -608,10 +750,13 @@ LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
         "text",
         refuted=Refutation(
             "with an upload limit only, 3 subscribers make a fan-out of at most 3, so the rate "
-            "at 3 is at least 96.8 / 3 = 32.3 Mbit/s, above 26.4 (at most 8 of the 9 sizes "
-            "near 24); with a per-connection limit r, 24 Mbit/s needs r >= 21.6, but rows L1 "
-            "and L6 put r in [16.1, 19.4): the row cannot hold together with L1 and L6",
-            8 / 9, BOUNDS,
+            f"at 3 is at least {_UP:.1f} / 3 = "
+            f"{_LB['LBDD rate at 3 subscribers, upload only, lowest']:.1f} Mbit/s, above "
+            f"{_LB['LBDD rate within 24 Mbit/s +-10 %, highest']:.1f} (at most 8 of the 9 sizes "
+            f"near 24); with a per-connection limit r, 24 Mbit/s needs r >= {_R_NEED:.1f}, but "
+            f"rows L1 and L6 put r in [{_R_LO:.1f}, {_R_HI:.1f}): the row cannot hold together "
+            "with L1 and L6",
+            _LB["share of sizes 3..11 near 24 Mbit/s, upload only, highest"], BOUNDS,
         ),
     ),
     ClaimSpec(
@@ -623,9 +768,10 @@ LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
         "L3", 6.0, "count", _first_x_at("L3", "ours: point to point", 0.999),
         refuted=Refutation(
             "with an upload limit only (D-L5) one subscriber saturates the publisher; with a "
-            "per-connection limit r, saturating from 6 on (5 r < 96.8 Mbit/s <= 6 r, row L1) "
-            "puts r in [16.1, 19.4), below the 21.6 Mbit/s that LBDD's 24 per subscriber needs "
-            "over one connection (row L3): the row cannot hold together with L1 and L3",
+            f"per-connection limit r, saturating from 6 on (5 r < {_UP:.1f} Mbit/s <= 6 r, row "
+            f"L1) puts r in [{_R_LO:.1f}, {_R_HI:.1f}), below the {_R_NEED:.1f} Mbit/s that "
+            "LBDD's 24 per subscriber needs over one connection (row L3): the row cannot hold "
+            "together with L1 and L3",
             None, BOUNDS,
         ),
     ),
@@ -637,7 +783,7 @@ LBDD_CLAIMS: tuple[ClaimSpec, ...] = (
             "in our model (upload limit only, D-L5) one subscriber takes the publisher's whole "
             "upload (100 %); only a per-connection limit could keep it under 70 %, and the one "
             "the paper's rows L1 and L6 imply contradicts its row L3 (row L6)",
-            1.0, BOUNDS,
+            _LB["publisher load at 1 subscriber, upload only"], BOUNDS,
         ),
     ),
     ClaimSpec(

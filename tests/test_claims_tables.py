@@ -4,6 +4,11 @@ carry the same tables; the thesis' full-scale figure page is committed and linke
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import io
+import json
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -208,3 +213,78 @@ def test_the_lbdd_bounds_refute_what_they_claim(capsys: pytest.CaptureFixture[st
     assert claims.main(["lbdd-bounds"]) == 0
     assert "16.13" in capsys.readouterr().out
     assert claims.main(["nonsense"]) == 2
+
+
+# -- the experiments' numbers come from their record (claims_experiments.json) -----------------
+
+TYPED_IN = ("Cause", "Refutation", "SeedMedian")
+
+
+def typed_numbers(source: str) -> list[str]:
+    """The arguments of Cause(...), Refutation(...) and SeedMedian(...) in `source` that are a
+    number typed by hand: no name and no call in them (so not read from the record), not text
+    and not None."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") in TYPED_IN):
+            continue
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            parts = list(ast.walk(arg))
+            if any(isinstance(p, (ast.Name, ast.Call, ast.JoinedStr)) for p in parts):
+                continue
+            if isinstance(arg, ast.Constant) and (arg.value is None or isinstance(arg.value, str)):
+                continue
+            out.append(f"line {node.lineno}: {node.func.id}(... {ast.unparse(arg)} ...)")  # type: ignore[attr-defined]
+    return out
+
+
+def test_no_experiment_number_is_typed_by_hand() -> None:
+    source = Path(claims.__file__).read_text()
+    assert typed_numbers(source) == []
+    # the check sees a typed number, and a sum of typed numbers
+    planted = 'X = Cause("PNS", 359.0, "cmd")\nY = Refutation("r", 19 / 20, "c")\n'
+    assert len(typed_numbers(planted)) == 2
+    assert typed_numbers('Z = Cause("PNS", _gaps("latency", "k"), GAPS)\n') == []
+
+
+def _bench_experiments(command: str) -> list[str]:
+    """The record's keys behind a row's command: one per experiment of its --only list."""
+    head, _, tail = command.partition(" --only ")
+    exps, _, rest = tail.partition(" ")
+    return [f"{head} --only {e}" + (f" {rest}" if rest else "") for e in exps.split(",")]
+
+
+def test_every_experiment_of_a_thesis_row_is_recorded() -> None:
+    record = claims.experiments_record()
+    used = set()
+    for s in THESIS_CLAIMS:
+        for cmd in (s.cause and s.cause.command, s.refuted and s.refuted.command,
+                    s.seeds and s.seeds.command):  # fmt: skip
+            if cmd and cmd.startswith("python -m benchmarks.bench_thesis_gaps"):
+                for key in _bench_experiments(cmd):
+                    assert key in record, (s.id, key)
+                    used.add(key)
+    for key, entry in record.items():  # each entry is what its command measures, and is used
+        assert key in used, key
+        assert f"--only {entry['experiment']}" in key and entry["values"], key
+    # an experiment not run yet reads as NaN and leaves its row open; a misspelt value fails
+    missing = claims.recorded("python -m benchmarks.bench_thesis_gaps --only nothing", "x")
+    assert math.isnan(missing)
+    t1 = replace(spec("T1"), cause=Cause("x", missing, "cmd"))
+    row = judge(t1, 661.0, "run")
+    assert row.outcome == "open" and "not recorded" in row.verdict and "`cmd`" in row.experiment
+    with pytest.raises(KeyError, match="recorded no value"):
+        claims.recorded(f"{claims.GAPS} firststage", "no such value")
+
+
+def test_the_cheapest_experiment_reruns_to_its_recorded_values(tmp_path: Path) -> None:
+    """`firststage` (two seeded runs of 1000 × 5 × 500 on the fast engine, about 5 s of CPU)
+    gives exactly the values committed in the record."""
+    from benchmarks import bench_thesis_gaps
+
+    command = f"{claims.GAPS} firststage"
+    out = tmp_path / "record.json"
+    argv = [*command.split()[3:], "--record", str(out)]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert bench_thesis_gaps.main(argv) == 0
+    assert json.loads(out.read_text()) == {command: claims.experiments_record()[command]}
