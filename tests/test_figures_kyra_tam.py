@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 from contextlib import redirect_stdout
 from dataclasses import replace
 from pathlib import Path
@@ -272,3 +273,39 @@ def test_octopia_page_leaves_out_wall_seconds(
     with redirect_stdout(buf):
         octopia_eval.end_to_end(1, octopia_eval.Stock(2, 6, 6))
     assert "| oracle | s |" in buf.getvalue()
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _outcomes(page: str) -> dict[str, str]:
+    """A committed page's claims table: id -> the verdict's first word."""
+    rows = re.findall(r"^\| ([\w-]+) \| .*? \| (reproduced|explained|refuted|not measured)",
+                      page, re.M)  # fmt: skip
+    return dict(rows)
+
+
+@pytest.mark.parametrize("paper", ["kyra", "tam"])
+def test_full_scale_page_committed_linked_and_compared(paper: str) -> None:
+    """`--scale full` of Kyra and Tam is committed beside the small page, linked from the
+    figures index, the full index and docs/<paper>.md; every verdict that differs between the
+    two scales is named in docs/<paper>.md's paragraph on the full page."""
+    full = (DOCS / "figures" / "full" / f"{paper}.md").read_text()
+    small = (DOCS / "figures" / f"{paper}.md").read_text()
+    assert "(scale `full`)" in full and "(scale `small`)" in small
+    assert "DISAGREE" not in full
+    for png in re.findall(r"\]\(([\w]+\.png)\)", full):
+        assert (DOCS / "figures" / "full" / png).stat().st_size > 10_000, png
+    assert f"[full/{paper}.md](full/{paper}.md)" in (DOCS / "figures" / "index.md").read_text()
+    assert f"[{paper}.md]({paper}.md)" in (DOCS / "figures" / "full" / "index.md").read_text()
+    doc = (DOCS / f"{paper}.md").read_text()
+    link = f"[figures/full/{paper}.md](figures/full/{paper}.md)"
+    assert link in doc
+    paragraph = next(p for p in doc.split("\n\n") if link in p)
+    big, little = _outcomes(full), _outcomes(small)
+    assert set(big) == set(little) and len(big) >= 9
+    differ = [cid for cid in big if big[cid] != little[cid]]
+    for cid in differ:
+        assert re.search(rf"\b{cid}\b", paragraph), (cid, little[cid], big[cid])
+    if not differ:
+        assert "same verdict" in paragraph
