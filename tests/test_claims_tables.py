@@ -288,3 +288,26 @@ def test_the_cheapest_experiment_reruns_to_its_recorded_values(tmp_path: Path) -
     with contextlib.redirect_stdout(io.StringIO()):
         assert bench_thesis_gaps.main(argv) == 0
     assert json.loads(out.read_text()) == {command: claims.experiments_record()[command]}
+
+
+def _csv_series(name: str, series: str) -> list[float]:
+    rows = (DOCS / "figures" / "full" / name).read_text().splitlines()[1:]
+    return [float(r.split(",")[2]) for r in rows if r.split(",")[0] == series]
+
+
+def test_the_full_sweeps_numbers_in_the_sentences_are_the_committed_runs() -> None:
+    """The few numbers the rows' sentences take from the full page (not from an experiment of
+    the record) are the committed full run's: T13's lowest placement, T23's growth, T24's
+    maxima and T25's fall over the 1000-5000-node sweep."""
+    full = (DOCS / "figures" / "full" / "index.md").read_text()
+    ours = {m[0]: m[1] for m in re.findall(r"^\| (T\d+) \| [^|]+ \| [^|]+ \| [^|]+ \| ([^|]+) \|",
+                                            full, re.M)}  # fmt: skip
+    text = {s.id: (s.refuted.reason if s.refuted else "") + (s.cause.label if s.cause else "")
+            for s in THESIS_CLAIMS}  # fmt: skip
+    assert f"gives {ours['T13'].strip()} on the full page" in text["T13"]
+    assert f"{ours['T23'].strip()} % in the full sweep" in text["T23"]
+    maxima = _csv_series("fig_4_9.csv", "maximum")
+    assert f"{min(maxima):,.0f}–{max(maxima):,.0f} ms over the full sweep" in text["T24"]
+    mean = _csv_series("fig_4_10.csv", "average")
+    fall = f"{100 * (mean[-1] / mean[0] - 1):.0f}".replace("-", "−")
+    assert f"the full sweep {fall} %" in text["T25"]
