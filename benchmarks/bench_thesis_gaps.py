@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -294,6 +295,21 @@ def write_record(path: Path, entries: dict[str, dict[str, Any]]) -> None:
     path.write_text(json.dumps(dict(sorted(old.items())), indent=1, sort_keys=True) + "\n")
 
 
+def _unwritable(path: Path) -> str | None:
+    """Why the record at `path` cannot be merged into (None if it can): an unreadable or
+    damaged record, or a folder that cannot be written."""
+    try:
+        if path.exists():
+            json.loads(path.read_text())
+            with path.open("a"):
+                pass
+        elif not os.access(path.parent if str(path.parent) else Path("."), os.W_OK):
+            return f"cannot write in {path.parent}"
+    except (OSError, ValueError) as e:
+        return str(e)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--nodes", type=int, default=1000)
@@ -319,6 +335,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     argv = list(sys.argv[1:] if argv is None else argv)
     a = p.parse_args(argv)
+    if a.record and (problem := _unwritable(Path(a.record))):
+        print(f"bench_thesis_gaps: --record {a.record}: {problem}", file=sys.stderr)
+        return 2  # said before the experiments run, not after them
     # what each experiment measured: experiment -> value name -> value (written by --record)
     rec: dict[str, dict[str, float]] = {}
     trace = thesis_trace(a.nodes, a.subs_per_node, a.events, a.seed)

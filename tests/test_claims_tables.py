@@ -290,6 +290,22 @@ def test_the_cheapest_experiment_reruns_to_its_recorded_values(tmp_path: Path) -
     assert json.loads(out.read_text()) == {command: claims.experiments_record()[command]}
 
 
+@pytest.mark.parametrize("damage", ["missing folder", "damaged record"])
+def test_a_record_that_cannot_be_written_is_refused_before_the_runs(
+    tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """exit 2 naming --record, before any experiment runs (not after an hour of them)."""
+    from benchmarks import bench_thesis_gaps
+
+    out = tmp_path / "no" / "record.json"
+    if damage == "damaged record":
+        out = tmp_path / "record.json"
+        out.write_text("{not json")
+    assert bench_thesis_gaps.main(["--only", "firststage", "--record", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "--record" in captured.err and "thesis workload" not in captured.out
+
+
 def _csv_series(name: str, series: str) -> list[float]:
     rows = (DOCS / "figures" / "full" / name).read_text().splitlines()[1:]
     return [float(r.split(",")[2]) for r in rows if r.split(",")[0] == series]
