@@ -277,9 +277,7 @@ def run(args: argparse.Namespace) -> int:
             system.deliveries = StreamedDeliveries(stream)
             return system
 
-        result = run_trace(  # no cycles to collect in a run (reference/sim/run.py)
-            trace, make, progress=ProgressBar("simulate", min_total=2000), collect_cycles=False
-        )
+        result = run_trace(trace, make, progress=ProgressBar("simulate", min_total=2000))
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

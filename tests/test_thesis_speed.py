@@ -7,12 +7,10 @@ caught. Counts only, no timing (the speed itself: benchmarks/bench_thesis_speed.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import random
 from collections import Counter
 from dataclasses import replace
-from typing import Any
 
 import pytest
 
@@ -28,7 +26,6 @@ from pubsub_spec.reference.common.model import (
 )
 from pubsub_spec.reference.common.ops import Op, Publish, Subscribe, Trace
 from pubsub_spec.reference.common.oracle import Delivery, expected_deliveries
-from pubsub_spec.reference.registry import variants
 from pubsub_spec.reference.sim import stream
 from pubsub_spec.reference.sim.engine import Engine
 from pubsub_spec.reference.sim.run import compare, run_trace
@@ -44,7 +41,6 @@ from pubsub_spec.reference.thesis.figures import (
     build_figures,
     streaming_oracle,
 )
-from pubsub_spec.reference.thesis.substrate_fast import FastTwoDTreeSystem
 from pubsub_spec.reference.thesis.system import TwoDTreeSystem
 from pubsub_spec.reference.thesis.workload import thesis_trace
 
@@ -241,25 +237,3 @@ def test_figures_in_two_processes_equal_figures_in_one() -> None:
     assert [(f.id, f.series, f.ours) for f in one_figs] == [
         (f.id, f.series, f.ours) for f in two_figs
     ]
-
-
-@pytest.mark.parametrize("builtin", [*sorted(variants()), "thesis-fast"])
-def test_a_run_leaves_no_cyclic_garbage(builtin: str) -> None:
-    """`run_trace(collect_cycles=False)` (what `simulate` runs) pauses the cyclic collector for
-    the run and resumes it after; that is safe because a run of any simulated system, churn
-    included, leaves no garbage that only the collector could free."""
-    info, variant = variants()["reference" if builtin == "thesis-fast" else builtin]
-    make = FastTwoDTreeSystem.for_trace if builtin == "thesis-fast" else variant.make
-    seen: list[bool] = []
-
-    def made(t: Trace) -> Any:
-        seen.append(gc.isenabled())
-        return make(t)
-
-    gc.collect()  # what earlier tests left
-    assert gc.isenabled()
-    trace = GENERATORS["churn" if "churn" in info.features else "zipf"](5, 0, "tiny")
-    result = run_trace(trace, made, collect_cycles=False)
-    assert seen == [False] and gc.isenabled()
-    assert sum(result.metrics.messages.values()) > 0  # the run sent messages
-    assert gc.collect() == 0  # with the run itself (result) still referenced

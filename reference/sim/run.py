@@ -10,7 +10,6 @@ a join takes effect at once and its peer becomes ready later (§3.6).
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -136,29 +135,18 @@ def run_trace(
     make: Callable[[Trace], Sys],
     progress: Progress | None = None,
     check: bool = True,
-    collect_cycles: bool = True,
 ) -> RunResult[Sys]:
     """Run every op of the trace on the system `make(trace)` (validating it first unless
-    check=False). With collect_cycles=False the cyclic garbage collector is paused for the run
-    and resumed after: a run of any simulated system leaves no cyclic garbage
-    (tests/test_thesis_speed.py::test_a_run_leaves_no_cyclic_garbage), so the collector's
-    passes would only re-scan the run's survivors (0.12 s of CPU in Table 4.1's run, 0.6 %)."""
+    check=False)."""
     if check:
         validate_trace(trace)
-    collecting = gc.isenabled()
-    if not collect_cycles:
-        gc.disable()
-    try:
-        driver = Driver(trace, make(trace))
-        total = len(trace.ops)
-        for i, op in enumerate(trace.ops):
-            driver.apply(op)
-            if progress is not None:
-                progress(i + 1, total)
-        return driver.finish()
-    finally:
-        if collecting:
-            gc.enable()
+    driver = Driver(trace, make(trace))
+    total = len(trace.ops)
+    for i, op in enumerate(trace.ops):
+        driver.apply(op)
+        if progress is not None:
+            progress(i + 1, total)
+    return driver.finish()
 
 
 def run_and_compare(
