@@ -113,8 +113,9 @@ def _section(
     examples: int = args.examples
     runners: dict[str, Callable[[], list[CheckResult]]] = {
         "z3": _z3_rows,
-        "tla": lambda: (
-            _tla_rows(tla_names, args.jobs) + _trace_and_liveness_rows(bool(args.tla_models))
+        "tla": lambda: (  # no model selected: the trace and liveness rows may still be
+            (_tla_rows(tla_names, args.jobs) if tla_names else [])
+            + _trace_and_liveness_rows(bool(args.tla_models))
         ),
         "hypothesis": lambda: _contract_rows("hypothesis", examples),
     }
@@ -174,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"error: {e}")
             return BAD_INPUT
-        if not tla_names:
+        if not tla_names and args.tla_models:  # named models only, none left: nothing to run
             wanted.remove("tla")
     rows: list[tuple[str, CheckResult]] = []
     problems: list[EnvironmentProblem] = []
