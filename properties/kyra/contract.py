@@ -15,6 +15,7 @@ CONTRACT = SystemContract(
     abstraction_maps=(
         "pubsub_spec.properties.kyra.race",  # the Python side of KyraRouting
         "pubsub_spec.properties.kyra.trace_export",  # runs -> KyraRouting.tla states
+        "pubsub_spec.properties.kyra.observed",  # observation logs -> the same states
     ),
     z3=(LemmaSet("Kyra: zones, trees and filters", "pubsub_spec.properties.kyra.lemmas"),),
     hypothesis=(

@@ -13,7 +13,10 @@ CONTRACT = SystemContract(
     'publish/subscribe mode", Journal of Southeast University 2014',
     systems=(),
     tla_models=("MCLBDD*",),
-    abstraction_maps=("pubsub_spec.properties.lbdd.trace_export",),  # runs -> LBDD.tla states
+    abstraction_maps=(
+        "pubsub_spec.properties.lbdd.trace_export",  # runs -> LBDD.tla states
+        "pubsub_spec.properties.lbdd.observed",  # observation logs -> the same trees
+    ),
     # its lemmas are §4-5 of properties/lemmas.py, proved with the thesis' (thesis contract)
     hypothesis=("pubsub_spec.properties.lbdd.rows:rows",),
     tla=(

@@ -12,7 +12,10 @@ CONTRACT = SystemContract(
     "Structured Overlays, arXiv:1604.06853",
     systems=("octopia-snr", "octopia-idr", "tid"),
     tla_models=("MCScotRouting*",),
-    abstraction_maps=("pubsub_spec.properties.octopia.trace_export",),  # -> ScotRouting.tla
+    abstraction_maps=(
+        "pubsub_spec.properties.octopia.trace_export",  # -> ScotRouting.tla
+        "pubsub_spec.properties.octopia.observed",  # observation logs -> the same states
+    ),
     hypothesis=("pubsub_spec.properties.octopia.check_rows:rows",),
     tla=("pubsub_spec.properties.trace_validation:octopia_rows",),
     mutants=(

@@ -12,7 +12,10 @@ CONTRACT = SystemContract(
     "Systems with Distributed Hash Tables, DBISP2P 2003",
     systems=("tam", "tam-basic"),
     tla_models=("MCScribe*",),
-    abstraction_maps=("pubsub_spec.properties.tam.trace_export",),  # groups -> Scribe.tla
+    abstraction_maps=(
+        "pubsub_spec.properties.tam.trace_export",  # groups -> Scribe.tla
+        "pubsub_spec.properties.tam.observed",  # observation logs -> the same groups
+    ),
     z3=(LemmaSet("Tam: intervals, digests, keys", "pubsub_spec.properties.tam.lemmas"),),
     hypothesis=("pubsub_spec.properties.tam.checks:rows",),
     tla=("pubsub_spec.properties.trace_validation:tam_rows",),
