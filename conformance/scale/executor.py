@@ -133,11 +133,16 @@ UNJUDGED: Level = ("", "")
 
 
 def _run_impl(
-    name: str, trace: Any, job: Job, shared: dict[str, Cost] | None = None
+    name: str,
+    trace: Any,
+    job: Job,
+    shared: dict[str, Cost] | None = None,
+    need: frozenset[str] | None = None,
 ) -> tuple[Run, Level]:
     """(known verdict or "", kind, reason, fingerprint of the deliveries, seconds) of one
     implementation on one trace, and its protocol level when `job.protocol` (`shared`: the
-    reference costs known on this trace by claimed system, read and filled). The fast built-ins
+    reference costs known on this trace by claimed system, read and filled; `need`: the trace's
+    features, found once per trace). The fast built-ins
     run in the task's own process (a fork per trace would cost more than they do), through their
     `fingerprint` where they have one; a crash is caught. The slow built-ins run isolated
     (isolate.py) under the same limits as in `conform` without --ops except the total timeout
@@ -163,7 +168,7 @@ def _run_impl(
         return ("skipped", "unknown-impl", "unknown implementation", NONE, 0.0), unjudged
     if impl.unavailable:
         return ("skipped", "unavailable", impl.unavailable, NONE, 0.0), unjudged
-    lacking = missing_features(trace, impl.features)
+    lacking = missing_features(trace, impl.features, need)
     if lacking:
         return ("skipped", "feature", lacking, NONE, 0.0), _not_run(job, "skipped")
     if not is_slow(name):
@@ -225,6 +230,7 @@ def run_partition(job: Job, partition: int) -> PartStats:
         rows_from_trace,
     )
     from pubsub_spec.reference.common.ops import Publish
+    from pubsub_spec.reference.sim.system import needed_features
 
     began, cpu = time.monotonic(), _cpu()
     p = job.plan
@@ -250,11 +256,12 @@ def run_partition(job: Job, partition: int) -> PartStats:
             stats.traces += 1
             stats.ops += len(trace.ops)
             shared: dict[str, Cost] = {}  # the claims' reference costs on this trace
+            need = needed_features(trace)  # once, not per implementation (a scan of the ops)
             for impl in job.impls:
                 if not runs_on(job, impl, number):
                     continue
                 (known, kind, reason, (n, s1, s2), secs), (level, detail) = _run_impl(
-                    impl, trace, job, shared
+                    impl, trace, job, shared, need
                 )
                 results.add(
                     [(tid, gen, index, impl, len(trace.ops), publishes, known, kind, reason, n, s1,

@@ -65,10 +65,14 @@ def needed_features(trace: Trace) -> frozenset[str]:
     return frozenset(need)
 
 
-def missing_features(trace: Trace, supported: frozenset[str]) -> str | None:
+def missing_features(
+    trace: Trace, supported: frozenset[str], need: frozenset[str] | None = None
+) -> str | None:
     """The reason to skip `trace` for an implementation supporting `supported`, or None
-    (optional features never cause a skip)."""
-    missing = sorted(needed_features(trace) - supported - OPTIONAL_FEATURES)
+    (optional features never cause a skip). `need`: the trace's `needed_features`, when the
+    caller already has them (a scan of the trace's ops saved per implementation)."""
+    need = needed_features(trace) if need is None else need
+    missing = sorted(need - supported - OPTIONAL_FEATURES)
     return f"needs unsupported feature(s): {', '.join(missing)}" if missing else None
 
 
