@@ -101,7 +101,8 @@ def add_timeouts(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument(
         "--total-timeout", type=seconds, default=120.0,
-        help="seconds per trace, outside programs and built-ins alike (default 120)",
+        help="seconds per trace, outside programs and built-ins alike; with conform --ops, "
+        "outside programs only (default 120)",
     )  # fmt: skip
 
 
