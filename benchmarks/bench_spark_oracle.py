@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--traces", type=Path, default=None)
     p.add_argument("--skip-old", action="store_true", help="time the current query only")
     a = p.parse_args(argv)
-    from pubsub_spec.conformance.spark_oracle import SQL, parquet_frames
+    from pubsub_spec.conformance.spark_oracle import COPARTITION, SQL, parquet_frames
     from pubsub_spec.conformance.spark_session import get_spark
 
     shared = SQL[: SQL.index("events AS (")]  # ops, departures, subs, ..., active
@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"generating about {a.ops} ops ...", flush=True)
             subprocess.run(cmd, check=True, capture_output=True)
         spark = get_spark()
+        spark.conf.set(*COPARTITION)  # as conform --ops plans the query
         heads, ops = parquet_frames(spark, root / "parquet")
         heads, ops = heads.cache(), ops.cache()  # parse once, outside both timings
         n_ops, n_traces = ops.count(), heads.count()

@@ -90,7 +90,7 @@ def run_scale(
     from pyspark.sql.window import Window
 
     from pubsub_spec.conformance.runner import ship_project_code
-    from pubsub_spec.conformance.spark_oracle import expected_frame, parquet_frames
+    from pubsub_spec.conformance.spark_oracle import COPARTITION, expected_frame, parquet_frames
 
     say = progress or (lambda _m: None)
     began = time.monotonic()
@@ -133,6 +133,16 @@ def run_scale(
     t = time.monotonic()
     shuffle = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", str(max(4, total_ops // SHUFFLE_OPS)))
+    copartition = spark.conf.get(COPARTITION[0], None)
+    spark.conf.set(*COPARTITION)  # the oracle's joins reuse its partitioning by trace
+
+    def restore() -> None:
+        spark.conf.set("spark.sql.shuffle.partitions", shuffle)
+        if copartition is None:
+            spark.conf.unset(COPARTITION[0])
+        else:
+            spark.conf.set(COPARTITION[0], copartition)
+
     heads, op_frame = parquet_frames(spark, root / "parquet")
     expected = expected_frame(spark, heads, op_frame)
     if corrupt_expected is not None:
@@ -145,7 +155,7 @@ def run_scale(
             try:
                 expected.write.mode("overwrite").parquet(str(root / "expected"))
             finally:
-                spark.conf.set("spark.sql.shuffle.partitions", shuffle)
+                restore()
         else:
             v = judged(spark, root, expected).cache()
             try:  # restores the shuffle partitions in any case
@@ -183,7 +193,7 @@ def run_scale(
                 ) if protocol else []  # fmt: skip
             finally:
                 v.unpersist()
-                spark.conf.set("spark.sql.shuffle.partitions", shuffle)
+                restore()
             for name in impls:
                 role = "cross-check" if name == CROSS_CHECK else "slow" if is_slow(name) else "fast"
                 frac = cross if role == "cross-check" else slow if role == "slow" else 1.0
