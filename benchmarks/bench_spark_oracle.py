@@ -96,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"generating about {a.ops} ops ...", flush=True)
             subprocess.run(cmd, check=True, capture_output=True)
         spark = get_spark()
-        spark.conf.set(*COPARTITION)  # as conform --ops plans the query
+        for key, value in COPARTITION.items():  # as conform --ops plans the query
+            spark.conf.set(key, value)
         heads, ops = parquet_frames(spark, root / "parquet")
         heads, ops = heads.cache(), ops.cache()  # parse once, outside both timings
         n_ops, n_traces = ops.count(), heads.count()

@@ -35,7 +35,8 @@ The input traces must be valid (the NDJSON reader checks them); trace ids must b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,24 @@ FROM matched m JOIN {heads} h ON m.tkey = h.tkey
 # joins on (trace, x) reuse the partitioning by trace alone; a session setting read when the
 # query is planned (an action), so the callers set it around their actions. Without it the
 # deliveries are the same, with more shuffles.
-COPARTITION = ("spark.sql.requireAllClusterKeysForCoPartition", "false")
+COPARTITION = {"spark.sql.requireAllClusterKeysForCoPartition": "false"}
+
+
+@contextlib.contextmanager
+def session_settings(spark: Any, settings: Mapping[str, str]) -> Iterator[None]:
+    """`settings` set on the Spark session for the actions inside, each put back afterwards as
+    it was (unset if it was not set), whatever happens."""
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, was in before.items():
+            if was is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, was)
 
 
 def expected_frame(spark: Any, heads: Any, ops: Any) -> Any:
@@ -181,18 +199,14 @@ def parquet_frames(spark: Any, root: str | Path) -> tuple[Any, Any]:
 def _expected(spark: Any, heads: Any, ops: Any) -> dict[str, list[tuple[str, str]]]:
     # the query reads `ops` several times: parse the input once
     heads, ops = heads.cache(), ops.cache()
-    before = spark.conf.get(COPARTITION[0], None)
-    spark.conf.set(*COPARTITION)
     try:
         out: dict[str, list[tuple[str, str]]] = {}
-        for row in expected_frame(spark, heads, ops).collect():
+        with session_settings(spark, COPARTITION):
+            rows = expected_frame(spark, heads, ops).collect()
+        for row in rows:
             out.setdefault(row["trace_id"], []).append((row["event_id"], row["sub_id"]))
         return {k: sorted(v) for k, v in sorted(out.items())}
     finally:
-        if before is None:
-            spark.conf.unset(COPARTITION[0])
-        else:
-            spark.conf.set(COPARTITION[0], before)
         heads.unpersist()
         ops.unpersist()
 

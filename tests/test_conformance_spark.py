@@ -110,3 +110,38 @@ def test_conform_with_a_hostile_implementation_keeps_every_other_verdict(
     row = next(line for line in md.splitlines() if line.startswith("| cmd:"))
     assert "| pass |" not in row and ("| unknown |" in row or "| fail |" in row), row
     assert (tmp_path / "report.html").exists()
+
+
+class _Conf:
+    """A Spark session's `conf` as the oracle uses it (get with a default, set, unset)."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = dict(values)
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def unset(self, key: str) -> None:
+        self.values.pop(key, None)
+
+
+def test_the_oracles_session_settings_are_put_back_whatever_happens() -> None:
+    """`session_settings` (the SQL oracle's COPARTITION, the scale run's shuffle partitions):
+    set for the actions inside, then a value that was set is restored and one that was not is
+    unset, also when an action fails."""
+    from types import SimpleNamespace
+
+    from pubsub_spec.conformance.spark_oracle import COPARTITION, session_settings
+
+    conf = _Conf({"spark.sql.shuffle.partitions": "200"})
+    spark = SimpleNamespace(conf=conf)
+    wanted = {"spark.sql.shuffle.partitions": "8", **COPARTITION}
+    with session_settings(spark, wanted):
+        assert conf.values == wanted
+    assert conf.values == {"spark.sql.shuffle.partitions": "200"}
+    with pytest.raises(RuntimeError), session_settings(spark, wanted):
+        raise RuntimeError("an action failed")
+    assert conf.values == {"spark.sql.shuffle.partitions": "200"}

@@ -90,7 +90,12 @@ def run_scale(
     from pyspark.sql.window import Window
 
     from pubsub_spec.conformance.runner import ship_project_code
-    from pubsub_spec.conformance.spark_oracle import COPARTITION, expected_frame, parquet_frames
+    from pubsub_spec.conformance.spark_oracle import (
+        COPARTITION,
+        expected_frame,
+        parquet_frames,
+        session_settings,
+    )
 
     say = progress or (lambda _m: None)
     began = time.monotonic()
@@ -131,18 +136,10 @@ def run_scale(
 
     # stage 2: the SQL oracle (a DataFrame, never collected) and the verdicts (counted in Spark)
     t = time.monotonic()
-    shuffle = spark.conf.get("spark.sql.shuffle.partitions")
-    spark.conf.set("spark.sql.shuffle.partitions", str(max(4, total_ops // SHUFFLE_OPS)))
-    copartition = spark.conf.get(COPARTITION[0], None)
-    spark.conf.set(*COPARTITION)  # the oracle's joins reuse its partitioning by trace
-
-    def restore() -> None:
-        spark.conf.set("spark.sql.shuffle.partitions", shuffle)
-        if copartition is None:
-            spark.conf.unset(COPARTITION[0])
-        else:
-            spark.conf.set(COPARTITION[0], copartition)
-
+    # the stage's shuffle partitions, and the oracle's joins reusing its partitioning by trace;
+    # both put back after the stage's actions
+    settings = {"spark.sql.shuffle.partitions": str(max(4, total_ops // SHUFFLE_OPS)),
+                **COPARTITION}  # fmt: skip
     heads, op_frame = parquet_frames(spark, root / "parquet")
     expected = expected_frame(spark, heads, op_frame)
     if corrupt_expected is not None:
@@ -150,15 +147,12 @@ def run_scale(
     summaries: dict[str, ImplSummary] = {}
     failures: list[Failure] = []
     deviations: list[ProtocolDeviation] = []
-    with Sampler(pid, app) as m:
+    with Sampler(pid, app) as m, session_settings(spark, settings):
         if not impls:
-            try:
-                expected.write.mode("overwrite").parquet(str(root / "expected"))
-            finally:
-                restore()
+            expected.write.mode("overwrite").parquet(str(root / "expected"))
         else:
             v = judged(spark, root, expected).cache()
-            try:  # restores the shuffle partitions in any case
+            try:
                 counts = (
                     v.groupBy("impl", "verdict", "kind")
                     .agg(F.count(F.lit(1)).alias("traces"), F.sum("ops").alias("ops"),
@@ -193,7 +187,6 @@ def run_scale(
                 ) if protocol else []  # fmt: skip
             finally:
                 v.unpersist()
-                restore()
             for name in impls:
                 role = "cross-check" if name == CROSS_CHECK else "slow" if is_slow(name) else "fast"
                 frac = cross if role == "cross-check" else slow if role == "slow" else 1.0
