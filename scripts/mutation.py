@@ -328,9 +328,9 @@ EQUIVALENT: dict[tuple[str, str, int, int], str] = {
     "swapped: both compute floor((v - l)/h). z3typed's `//` on reals is to_int(a / b), the real "
     "branch's to_int(q); on integers it is SMT-LIB div, equal to floor of the real quotient for "
     "a positive divisor, and 0 < h is a premise of the only lemma using the witness",
-    ("reference/thesis/points.py", "core/NumberReplacer", 60, 21): "the initial h (0 -> 1 or "
+    ("reference/thesis/points.py", "core/NumberReplacer", 62, 21): "the initial h (0 -> 1 or "
     "-1) is never read: " + _H_UNREAD,
-    ("reference/thesis/points.py", "core/ReplaceComparisonOperator_Gt_GtE", 61, 53): "at hi - "
+    ("reference/thesis/points.py", "core/ReplaceComparisonOperator_Gt_GtE", 63, 53): "at hi - "
     "lo = c the mutant also draws h, but " + _H_UNREAD + "; the draw comes from the point's own "
     "generator points_rng(seed, sub id, seq), which nothing reads afterwards",
 }

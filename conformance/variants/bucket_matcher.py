@@ -382,6 +382,17 @@ class BucketMatcher:
         self._unm = np.empty(max(self._dead.size, 1), np.uint64)
         self._out = np.empty(max(n, 1), np.int64)
 
+    def kernel_index(self) -> tuple[Any, ...]:
+        """The index and the removed subscriptions, as `_match` takes them after (vals, strict),
+        built over every subscription added: for a caller that matches many events in one
+        compiled loop (the array simulator's `array_kernels.deliveries`)."""
+        self.build()
+        return (
+            self._amin, self._scale, self.nb, self._off_lo, self._g_sub, self._g_lo,
+            self._off_hi, self._h_sub, self._h_hi, self._fail, self._has, self._t_sub,
+            self._t_attr, self._t_lo, self._t_hi, self._t_n, self._dead,
+        )  # fmt: skip
+
     def nbytes(self) -> int:
         """Bytes of the matcher's arrays (not of the id strings, which are the caller's)."""
         arrays: list[Any] = [

@@ -1,22 +1,27 @@
 """ArraySim: an array-based variant of the core simulator (reference/thesis/system.py).
 
 What it keeps of the protocol, and how:
-- **Stored points** (thesis §3.3, §3.5): the same `reference.thesis.points.stored_points` (base
-  attribute, range widening, cut-off segments), from the subscription's own generator (decision
-  D-POINTS), kept as columns: base attribute, segment bounds and closure, sequence number, alive.
-- **The growth-only 2d-tree** (§3.2.2, Program 3.1): flat node tables (bits, home peer, leaf or
-  not, children) and one int array `leaf_of` giving each point's leaf; a leaf splits when its
-  load exceeds the capacity of the peer that hosts it (Table 4.1: rand(10, 30) per peer, seeded
-  by peer name as in the reference), never past `max_depth`.
+- **Stored points** (thesis §3.3, §3.5): the reference's own rule (`reference.thesis.points`:
+  base attribute, range widening, cut-off segments), from the subscription's own generator
+  (decision D-POINTS), kept as columns: base attribute, segment bounds and closure, sequence
+  number, and the op that removed or lost the point.
+- **The growth-only 2d-tree** (§3.2.2, Program 3.1): flat node tables (bits, key, points, first
+  child) and `leaf_of` giving each point's leaf; a leaf splits when its load exceeds the
+  capacity of the peer that hosts it (Table 4.1: rand(10, 30) per peer, seeded by peer name as
+  in the reference), never past `max_depth`.
 - **Homes and replication** (§3.2.1, §3.6): a tree node lives on the peer numerically closest
   to hash(identifier) (reference.overlay.pastry.PastryRing); a failure loses a node's points
   when its home and all k replicas fail together, exactly as `TwoDTreeSystem._remove_peers` decides.
-- **Matching at the leaves** (§3.4.1, §3.5, decisions D-SEG and D-LENIENT): per event, the
-  indexed matcher (`indexed_matcher.py`) gives the live subscriptions whose original predicates
-  match (what the subscriber keeps, §3.3; a departed subscriber's end, D-CHURN), then a compiled
-  pass over those subscriptions' points (`array_kernels.leaf_matches`; a subscription's points
-  are consecutive rows) keeps the segment that holds the value (or segment 0 when the event lacks
-  the base attribute, lenient) among the points stored before the publish (D-OPS).
+  The tree and the peers matter to deliveries only through such a loss, so they are kept when
+  the trace has a failure (or the caller asks for the tree: `run_array_sim`), and not otherwise.
+- **Matching at the leaves** (§3.4.1, §3.5, decisions D-SEG and D-LENIENT): the events are
+  matched once the trace's ops are applied, per schema in one compiled loop
+  (`array_kernels.deliveries`), each against the state of its own time: the bucket matcher
+  (`bucket_matcher.py`) gives the subscriptions whose original predicates match (what the
+  subscriber keeps, §3.3), of which those the subscriber still held (an unsubscribe, or a
+  departed subscriber's end, D-CHURN, ends them at its op), and of their points (consecutive
+  rows) those stored before the publish (D-OPS), not removed or lost before it, whose segment
+  holds the value (or segment 0 when the event lacks the base attribute, lenient).
 
 What it drops: messages, latencies and routing. Under decision D-OPS the reference's delivery
 set does not depend on them: a subscribe completes before any later op, unsubscribe, leave and
@@ -32,8 +37,9 @@ tests/test_thesis_array_sim.py compares deliveries, lost points and final leaves
 from __future__ import annotations
 
 import bisect
+import functools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,9 +50,16 @@ from pubsub_spec.conformance.fingerprint import (
     FingerprintSink,
     RecordSink,
 )
-from pubsub_spec.conformance.variants.array_kernels import leaf_matches
-from pubsub_spec.conformance.variants.indexed_matcher import IndexedMatcher
-from pubsub_spec.reference.common.model import Attribute, Event, MatchMode, Subscription, qualified
+from pubsub_spec.conformance.variants.array_kernels import deliveries
+from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
+from pubsub_spec.reference.common.model import (
+    Attribute,
+    Event,
+    MatchMode,
+    Schema,
+    Subscription,
+    qualified,
+)
 from pubsub_spec.reference.common.ops import (
     Fail,
     Join,
@@ -60,11 +73,14 @@ from pubsub_spec.reference.common.ops import (
 from pubsub_spec.reference.common.oracle import Delivery
 from pubsub_spec.reference.overlay.pastry import PastryRing, sha1_id
 from pubsub_spec.reference.thesis.config import ThesisConfig, config_of
-from pubsub_spec.reference.thesis.points import stored_points
+from pubsub_spec.reference.thesis.cutoff import Segment
+from pubsub_spec.reference.thesis.points import point_segments
 from pubsub_spec.reference.thesis.space import Square
 from pubsub_spec.reference.thesis.tree import identifier
 
 EXACT = float(2**53)  # numbers beyond this are not exact in float64
+NEVER = 2**62  # the op ordinal of "not removed"
+OUT = 4096  # deliveries of one kernel call, at first (doubled when one event needs more)
 
 
 def _exact(v: float | int, where: str) -> float:
@@ -74,48 +90,46 @@ def _exact(v: float | int, where: str) -> float:
     return f
 
 
-class _Columns:
-    """Growable numpy columns, one row per stored point."""
-
-    def __init__(self, spec: dict[str, tuple[Any, Any]]) -> None:
-        self.n = 0
-        self._spec = spec
-        self.cols: dict[str, Any] = {
-            name: np.full(64, fill, dtype) for name, (dtype, fill) in spec.items()
-        }
-
-    def append(self) -> int:
-        if self.n == len(self.cols[next(iter(self.cols))]):
-            for name, (dtype, fill) in self._spec.items():
-                old = self.cols[name]
-                new = np.full(old.size * 2, fill, dtype=dtype)
-                new[: old.size] = old
-                self.cols[name] = new
-        self.n += 1
-        return self.n - 1
-
-    def __getitem__(self, name: str) -> Any:
-        return self.cols[name][: self.n]
+@functools.lru_cache(maxsize=1 << 16)  # pure; the same peer and node names recur trace to trace
+def _sha1(text: str) -> int:
+    return sha1_id(text)
 
 
-@dataclass
 class _SchemaState:
-    attrs: list[str]
-    matcher: IndexedMatcher  # the original predicates (§3.3, kept by the subscriber), per sub
-    points: _Columns  # sub, base, seg_lo, seg_hi, closed, first, seq, alive
-    # per subscription row: its points are rows [start, start + count) of `points`
-    rows: _Columns = field(
-        default_factory=lambda: _Columns({"start": (np.int64, 0), "count": (np.int64, 0)})
-    )
+    """One schema's subscriptions, stored points and events, as growable columns (lists, made
+    arrays once, when the events are matched)."""
 
-
-@dataclass
-class _Node:
-    qattr: str
-    bits: str
-    key: int
-    points: set[int]  # global point numbers
-    children: tuple[int, int] | None = None
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.attrs = [a.name for a in schema.attributes]
+        self.attr_no = {a: k for k, a in enumerate(self.attrs)}
+        # per subscription (its row): id, subscriber, the ordinal of the op that ended it
+        # (D-CHURN) and its points, rows [start, start + count) of the point columns
+        self.ids: list[str] = []
+        self.subscriber: list[str] = []
+        self.end: list[int] = []
+        self.start: list[int] = []
+        self.count: list[int] = []
+        # the original predicates (§3.3, kept by the subscriber): row, attribute number, bounds
+        self.p_sub: list[int] = []
+        self.p_attr: list[int] = []
+        self.p_lo: list[float] = []
+        self.p_hi: list[float] = []
+        # per stored point: base attribute number, segment, sequence number, the ordinal of
+        # the op that removed or lost it
+        self.base: list[int] = []
+        self.seg_lo: list[float] = []
+        self.seg_hi: list[float] = []
+        self.closed: list[bool] = []
+        self.first: list[bool] = []
+        self.seq: list[int] = []
+        self.death: list[int] = []
+        # per event published while the schema had a subscription: id, values (a row of
+        # len(attrs), NaN where absent), sequence number, op ordinal
+        self.ev_ids: list[str] = []
+        self.ev_vals: list[float] = []
+        self.ev_seq: list[int] = []
+        self.ev_t: list[int] = []
 
 
 @dataclass(frozen=True)
@@ -128,7 +142,10 @@ class ArraySimResult:
 
 
 class ArraySim:
-    def __init__(self, trace: Trace, sink: DeliverySink | None = None) -> None:
+    def __init__(self, trace: Trace, sink: DeliverySink | None = None, tree: bool = False) -> None:
+        # the tree and the peers decide deliveries only through the points a failure loses
+        # (§3.6): kept when the trace has a failure, or when asked (`result`'s tree)
+        self.tree = tree or any(isinstance(op, Fail) for op in trace.ops)
         self.config: ThesisConfig = config_of(trace)
         self.matching: MatchMode = trace.matching
         self.seed = trace.seed
@@ -136,49 +153,46 @@ class ArraySim:
         self.ring = PastryRing(c.id_bits, c.digit_bits, c.leaf_set_size)
         self._ids: list[int] = []  # the ring's peer ids, sorted
         self._homes: dict[int, int] = {}  # node key -> home, until the membership changes
+        self._caps: dict[int, int] = {}  # node -> its home's capacity, until the same
         self.capacity: dict[int, int] = {}
         self.pid_of: dict[str, int] = {}
         self.attrs: dict[str, Attribute] = {}
         self.squares: dict[str, Square] = {}
         self.schemas: dict[str, _SchemaState] = {}
-        self.nodes: list[_Node] = []
+        # the tree's nodes (§3.2.2): qualified attribute, bits, key, points (global numbers),
+        # first child (-1: a leaf; children are consecutive)
+        self.n_qattr: list[str] = []
+        self.n_bits: list[str] = []
+        self.n_key: list[int] = []
+        self.n_points: list[set[int]] = []
+        self.n_kids: list[int] = []
         self.root: dict[str, int] = {}
-        # global point number -> (schema, row in that schema's point columns)
-        self.point_at: list[tuple[str, int]] = []
+        # global point number -> its schema and row there, its path and its leaf
+        self.point_at: list[tuple[_SchemaState, int]] = []
         self.point_path: list[str] = []
+        self.leaf_of: list[int] = []
         self.points_of: dict[str, list[int]] = {}
-        self.leaf_of = np.zeros(64, dtype=np.int64)
-        self.event_seq: dict[str, int] = {}
+        self.live: dict[str, tuple[_SchemaState, int]] = {}  # subscriber side (§3.3)
+        self.held_by: dict[str, list[tuple[_SchemaState, int]]] = {}  # subscriber -> its subs
+        self.now = 0  # the ordinal of the op being applied
         self.points_lost = self.splits = self.overflow = 0
         self.records = RecordSink()
         self.sink: DeliverySink = self.records if sink is None else sink
-        for name in initial_node_names(trace.initial_nodes):
-            self._add_peer(name)
-        self.schema_of: dict[str, str] = {}
+        if self.tree:
+            for name in initial_node_names(trace.initial_nodes):
+                self._add_peer(name)
         for s in trace.schemas:
-            points = _Columns(
-                {
-                    "sub": (np.int64, -1),
-                    "base": (np.int64, -1),
-                    "seg_lo": (np.float64, 0.0),
-                    "seg_hi": (np.float64, 0.0),
-                    "closed": (np.bool_, False),
-                    "first": (np.bool_, False),
-                    "seq": (np.int64, 0),
-                    "alive": (np.bool_, False),
-                }
-            )
-            matcher = IndexedMatcher(s, trace.matching)
-            self.schemas[s.name] = _SchemaState([a.name for a in s.attributes], matcher, points)
+            self.schemas[s.name] = _SchemaState(s)
             for a in s.attributes:
                 q = qualified(s.name, a.name)
                 self.attrs[q] = a
-                self.squares[q] = Square.of(a, c.max_depth)
-                self.root[q] = self._new_node(q, "")
+                if self.tree:
+                    self.squares[q] = Square.of(a, c.max_depth)
+                    self.root[q] = self._new_node(q, "")
 
     # -- peers and homes (§3.2.1, §3.6) -----------------------------------------------------
     def _add_peer(self, name: str) -> None:
-        pid = sha1_id(name)
+        pid = _sha1(name)
         # Table 4.1: node_capacity = rand(10, 30), seeded by peer name as in the reference
         cap_rng = random.Random(f"{self.seed}:capacity:{name}")
         self.capacity[pid] = cap_rng.randint(self.config.capacity_min, self.config.capacity_max)
@@ -186,17 +200,23 @@ class ArraySim:
         self.ring.add(pid)
         bisect.insort(self._ids, pid)
         self._homes.clear()
+        self._caps.clear()
 
     def _new_node(self, qattr: str, bits: str) -> int:
-        self.nodes.append(_Node(qattr, bits, sha1_id(identifier(qattr, bits)), set()))
-        return len(self.nodes) - 1
+        self.n_qattr.append(qattr)
+        self.n_bits.append(bits)
+        self.n_key.append(_sha1(identifier(qattr, bits)))
+        self.n_points.append(set())
+        self.n_kids.append(-1)
+        return len(self.n_kids) - 1
 
-    def _home(self, node: _Node) -> int:
-        """The live peer numerically closest to the node's key (ties: the smaller id), as
+    def _home(self, n: int) -> int:
+        """The live peer numerically closest to node n's key (ties: the smaller id), as
         `PastryRing.closest` (§3.2.1), with no exclusion: the successor or the predecessor."""
-        h = self._homes.get(node.key)
+        key = self.n_key[n]
+        h = self._homes.get(key)
         if h is None:
-            ids, key, space = self._ids, node.key, self.ring.space
+            ids, space = self._ids, self.ring.space
             if not ids:
                 raise LookupError("no live peer")
             i = bisect.bisect_left(ids, key)
@@ -209,133 +229,234 @@ class ArraySim:
     # -- the growth-only tree (§3.2.2, Program 3.1) ------------------------------------------
     def _leaf_for(self, qattr: str, path: str) -> int:
         n = self.root[qattr]
-        while (ch := self.nodes[n].children) is not None:
-            n = ch[int(path[len(self.nodes[n].bits)])]
+        kids, bits = self.n_kids, self.n_bits
+        while (k := kids[n]) >= 0:
+            n = k + (path[len(bits[n])] == "1")
         return n
 
     def _check_capacity(self, n: int) -> None:
-        node = self.nodes[n]
-        if node.children is not None or len(node.points) <= self.capacity[self._home(node)]:
+        if self.n_kids[n] >= 0:
             return
-        if len(node.bits) >= self.config.max_depth:
+        points = self.n_points[n]
+        cap = self._caps.get(n)
+        if cap is None:
+            cap = self._caps[n] = self.capacity[self._home(n)]
+        if len(points) <= cap:
+            return
+        bits = self.n_bits[n]
+        d = len(bits)
+        if d >= self.config.max_depth:
             self.overflow += 1
             return
         self.splits += 1
-        d = len(node.bits)
-        kids = (
-            self._new_node(node.qattr, node.bits + "0"),
-            self._new_node(node.qattr, node.bits + "1"),
-        )
-        node.children = kids
-        for p in node.points:  # Program 3.1, lines 42-50: each point to its half
-            k = kids[int(self.point_path[p][d])]
-            self.nodes[k].points.add(p)
-            self.leaf_of[p] = k
-        node.points = set()
-        for k in kids:  # a child checks its own load on creation (reference: _on_transfer_sub)
-            self._check_capacity(k)
+        qattr = self.n_qattr[n]
+        k0 = self._new_node(qattr, bits + "0")
+        self._new_node(qattr, bits + "1")
+        self.n_kids[n] = k0
+        kid_points = self.n_points[k0], self.n_points[k0 + 1]
+        path, leaf_of = self.point_path, self.leaf_of
+        for p in points:  # Program 3.1, lines 42-50: each point to its half
+            one = path[p][d] == "1"
+            kid_points[one].add(p)
+            leaf_of[p] = k0 + one
+        self.n_points[n] = set()
+        for k in (k0, k0 + 1):  # a child checks its own load on creation (reference:
+            self._check_capacity(k)  # _on_transfer_sub)
 
     # -- ops --------------------------------------------------------------------------------
     def subscribe(self, sub: Subscription, seq: int) -> None:
+        self.now += 1
         st = self.schemas[sub.schema]
-        row = st.matcher.n
-        st.matcher.add(sub)
-        sr = st.rows.append()
-        st.rows.cols["start"][sr] = st.points.n
-        self.schema_of[sub.id] = sub.schema
-        mine: list[int] = []
-        for sp in stored_points(sub, seq, self.seed, self.config, self.attrs, self.squares):
-            pr = st.points.append()
-            cols = st.points.cols
-            cols["sub"][pr], cols["base"][pr] = row, st.attrs.index(sp.base)
-            cols["seg_lo"][pr] = _exact(sp.segment.lo, f"subscription {sub.id}")
-            cols["seg_hi"][pr] = _exact(sp.segment.hi, f"subscription {sub.id}")
-            cols["closed"][pr], cols["first"][pr] = sp.segment.closed, sp.segment.index == 0
-            cols["seq"][pr], cols["alive"][pr] = seq, True
+        row = len(st.ids)
+        no = st.attr_no
+        for p in sub.predicates:
+            lo, hi = float(p.lo), float(p.hi)
+            if abs(lo) >= EXACT or abs(hi) >= EXACT:
+                raise ValueError(f"{sub.id}: bound beyond 2^53 is not exact in float64")
+            k = no.get(p.attribute)
+            if k is None:
+                raise ValueError(f"{sub.id}: unknown attribute {p.attribute!r}")
+            st.p_sub.append(row)
+            st.p_attr.append(k)
+            st.p_lo.append(lo)
+            st.p_hi.append(hi)
+        st.ids.append(sub.id)
+        st.subscriber.append(sub.subscriber)
+        st.end.append(NEVER)
+        self.live[sub.id] = (st, row)
+        self.held_by.setdefault(sub.subscriber, []).append((st, row))
+        # the reference's stored points (§3.3, §3.5; D-POINTS), without its records
+        base, _, _, segments = point_segments(sub, seq, self.seed, self.config, self.attrs)
+        st.start.append(len(st.seq))
+        st.count.append(len(segments))
+        where = f"subscription {sub.id}"
+        b = no[base]
+        for seg in segments:
+            st.base.append(b)
+            st.seg_lo.append(_exact(seg.lo, where))
+            st.seg_hi.append(_exact(seg.hi, where))
+            st.closed.append(seg.closed)
+            st.first.append(seg.index == 0)
+            st.seq.append(seq)
+            st.death.append(NEVER)
+        if self.tree:
+            self._install(st, row, qualified(sub.schema, base), segments)
+
+    def _install(self, st: _SchemaState, row: int, q: str, segments: list[Segment]) -> None:
+        """The points of subscription `row` to their leaves (RndLeafProbe finds the leaf whose
+        zone holds the point, §3.3), each leaf then checking its load (Program 3.1)."""
+        square = self.squares[q]
+        mine = self.points_of[st.ids[row]] = []
+        for j, seg in enumerate(segments):
             g = len(self.point_at)
-            self.point_at.append((sub.schema, pr))
-            self.point_path.append(sp.path)
-            if g == self.leaf_of.size:
-                self.leaf_of = np.concatenate([self.leaf_of, np.zeros(g, np.int64)])
-            q = qualified(sub.schema, sp.base)
-            leaf = self._leaf_for(q, sp.path)  # RndLeafProbe finds this leaf (§3.3)
-            self.nodes[leaf].points.add(g)
-            self.leaf_of[g] = leaf
+            path = square.point_path(seg.lo, seg.hi)  # §3.2.1
+            self.point_at.append((st, st.start[row] + j))
+            self.point_path.append(path)
+            leaf = self._leaf_for(q, path)
+            self.n_points[leaf].add(g)
+            self.leaf_of.append(leaf)
             mine.append(g)
-            st.rows.cols["count"][sr] += 1
             self._check_capacity(leaf)
-        self.points_of[sub.id] = mine
 
     def _kill(self, g: int) -> None:
-        """Point g is no longer stored anywhere: it matches nothing from now on."""
-        schema, pr = self.point_at[g]
-        self.schemas[schema].points.cols["alive"][pr] = False
+        """Point g is no longer stored anywhere: it matches no later event."""
+        st, pr = self.point_at[g]
+        if st.death[pr] == NEVER:  # (a lost point's subscription may still be removed)
+            st.death[pr] = self.now
 
     def unsubscribe(self, sub_id: str) -> None:
-        self.schemas[self.schema_of[sub_id]].matcher.remove(sub_id)
-        for g in self.points_of[sub_id]:  # located as in installation, removed (§3.3.1)
-            self.nodes[int(self.leaf_of[g])].points.discard(g)
-            self._kill(g)
+        self.now += 1
+        st, row = self.live.pop(sub_id)
+        st.end[row] = self.now
+        for pr in range(st.start[row], st.start[row] + st.count[row]):
+            if st.death[pr] == NEVER:  # (a lost point's subscription may still be removed)
+                st.death[pr] = self.now
+        if self.tree:  # located as in installation, removed (§3.3.1)
+            for g in self.points_of[sub_id]:
+                self.n_points[self.leaf_of[g]].discard(g)
 
     def join(self, name: str) -> None:
+        self.now += 1
+        if not self.tree:
+            return
         self._add_peer(name)  # ready at once (decision V-READY)
         pid = self.pid_of[name]
-        for n, node in enumerate(self.nodes):
-            if node.children is None and self._home(node) == pid:
+        kids = self.n_kids
+        n = 0
+        while n < len(kids):  # nodes split off meanwhile included
+            if kids[n] < 0 and self._home(n) == pid:
                 self._check_capacity(n)
+            n += 1
 
     def remove(self, names: list[str], graceful: bool) -> None:
         """Leave or failure (§3.6), as TwoDTreeSystem._remove_peers decides it."""
+        self.now += 1
+        for name in names:  # their subscriptions end (D-CHURN)
+            for st, row in self.held_by.pop(name, ()):
+                if st.end[row] == NEVER:
+                    st.end[row] = self.now
+                    del self.live[st.ids[row]]
+        if not self.tree:
+            return
         gone = {self.pid_of[n] for n in names}
         k = self.config.replication
         moved: list[int] = []
         lost: list[int] = []
-        for n, node in enumerate(self.nodes):
-            home = self._home(node)
+        for n in range(len(self.n_kids)):
+            home = self._home(n)
             if home not in gone:
                 continue
             moved.append(n)
-            replicas = self.ring.k_closest(node.key, k, exclude=frozenset({home}))
+            replicas = self.ring.k_closest(self.n_key[n], k, exclude=frozenset({home}))
             if not (graceful or any(r not in gone for r in replicas)):
                 lost.append(n)
         for pid in sorted(gone):
             self.ring.remove(pid)
             self._ids.remove(pid)
         self._homes.clear()
-        for st in self.schemas.values():  # their subscriptions end (D-CHURN)
-            st.matcher.remove_subscriber(set(names))
+        self._caps.clear()
         for n in lost:  # all k+1 copies gone: the points are lost
-            node = self.nodes[n]
-            self.points_lost += len(node.points)
-            for g in node.points:
+            points = self.n_points[n]
+            self.points_lost += len(points)
+            for g in points:
                 self._kill(g)
-            node.points = set()
+            self.n_points[n] = set()
         for n in moved:
             self._check_capacity(n)
 
     def publish(self, event: Event, seq: int) -> None:
+        self.now += 1
         st = self.schemas[event.schema]
-        if st.matcher.n == 0:
+        if not st.ids:
             return
-        # live subscriptions whose original predicates match (§3.3, subscriber side)
-        rows = st.matcher.match_rows(event)
-        if rows.size == 0:
-            return
-        values = dict(event.values)
-        ev = np.array([float(values[a]) if a in values else np.nan for a in st.attrs])
-        pts = st.points.cols
-        out = np.empty(st.points.n, np.int64)
-        # their points stored before the publish whose segment holds the value (D-SEG), or
-        # segment 0 when the event lacks the base attribute (D-LENIENT)
-        c = leaf_matches(
-            rows, st.rows.cols["start"], st.rows.cols["count"], pts["alive"], pts["seq"],
-            pts["base"], pts["seg_lo"], pts["seg_hi"], pts["closed"], pts["first"], ev, seq, out,
+        values = [np.nan] * len(st.attrs)
+        no = st.attr_no
+        for name, v in event.values:
+            k = no.get(name)
+            if k is not None and values[k] != values[k]:  # the first of a name wins (Event.value)
+                values[k] = float(v)
+        st.ev_ids.append(event.id)
+        st.ev_vals.extend(values)
+        st.ev_seq.append(seq)
+        st.ev_t.append(self.now)
+
+    def finish(self) -> None:
+        """Match the events published so far and give their deliveries to the sink, by event
+        (in the order published), then by subscription."""
+        made: list[tuple[int, str, BucketMatcher, Any]] = []
+        for st in self.schemas.values():
+            if st.ev_ids:
+                made.extend(self._match(st))
+                st.ev_ids, st.ev_vals, st.ev_seq, st.ev_t = [], [], [], []
+        if len(self.schemas) > 1:
+            made.sort(key=lambda m: m[0])
+        for _, event_id, table, rows in made:
+            self.sink.add(event_id, table, rows)
+
+    def _match(self, st: _SchemaState) -> list[tuple[int, str, BucketMatcher, Any]]:
+        n = len(st.ids)
+        # every subscription of the trace, none removed: the kernel applies the ends in time
+        matcher = BucketMatcher(st.schema, self.matching)
+        matcher.add_columns(st.ids, st.p_sub, st.p_attr, st.p_lo, st.p_hi)
+        index = matcher.kernel_index()
+        ne = len(st.ev_ids)
+        vals = np.array(st.ev_vals, np.float64).reshape(ne, len(st.attrs))
+        ev_seq, ev_t = np.array(st.ev_seq, np.int64), np.array(st.ev_t, np.int64)
+        cols = (
+            np.array(st.end, np.int64), np.array(st.start, np.int64),
+            np.array(st.count, np.int64), np.array(st.death, np.int64),
+            np.array(st.seq, np.int64), np.array(st.base, np.int64),
+            np.array(st.seg_lo, np.float64), np.array(st.seg_hi, np.float64),
+            np.array(st.closed, np.bool_), np.array(st.first, np.bool_),
         )  # fmt: skip
-        if c:
-            self.sink.add(event.id, st.matcher, out[:c])
+        unm = np.empty(index[-1].size, np.uint64)
+        cand = np.empty(max(n, 1), np.int64)
+        mask = np.empty(0, np.bool_)
+        off = np.zeros(ne + 1, np.int64)
+        out = np.empty(OUT, np.int64)
+        strict = self.matching == "strict"
+        made: list[tuple[int, str, BucketMatcher, Any]] = []
+        e0 = 0
+        while e0 < ne:
+            e1 = deliveries(
+                vals, ev_seq, ev_t, e0, strict, index, unm, n, cand, mask, *cols, out, off
+            )
+            if e1 == e0:  # one event's deliveries do not fit
+                out = np.empty(2 * out.size, np.int64)
+                continue
+            ends = off[e0 + 1 : e1 + 1].tolist()
+            a = 0
+            for e, b in enumerate(ends, e0):
+                if b > a:
+                    made.append((ev_t[e], st.ev_ids[e], matcher, out[a:b].copy()))
+                a = b
+            e0 = e1
+        return made
 
     def result(self) -> ArraySimResult:
-        leaves = frozenset((n.qattr, n.bits) for n in self.nodes if n.children is None)
+        leaves = frozenset(
+            (self.n_qattr[n], self.n_bits[n]) for n, k in enumerate(self.n_kids) if k < 0
+        )
         return ArraySimResult(
             self.records.records, self.points_lost, self.splits, self.overflow, leaves
         )
@@ -355,16 +476,19 @@ def _run(sim: ArraySim, trace: Trace) -> None:
             sim.remove([op.node], graceful=True)
         elif isinstance(op, Fail):
             sim.remove(list(op.nodes), graceful=False)
+    sim.finish()
 
 
 def run_array_sim(trace: Trace, sim_class: type[ArraySim] = ArraySim) -> ArraySimResult:
-    sim = sim_class(trace)
+    sim = sim_class(trace, tree=True)
     _run(sim, trace)
     return sim.result()
 
 
 def array_sim_deliveries(trace: Trace) -> list[Delivery]:
-    return run_array_sim(trace).deliveries
+    sim = ArraySim(trace)
+    _run(sim, trace)
+    return sim.records.records
 
 
 def array_sim_fingerprint(trace: Trace) -> Fingerprint:
