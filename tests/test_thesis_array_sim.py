@@ -5,12 +5,19 @@ that keeps points its failed homes took with them is caught."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 
+from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS
-from pubsub_spec.conformance.variants.thesis_array_sim import ArraySim, run_array_sim
+from pubsub_spec.conformance.variants.thesis_array_sim import (
+    ArraySim,
+    array_sim_deliveries,
+    array_sim_fingerprint,
+    run_array_sim,
+)
 from pubsub_spec.properties.thesis.strategies import workloads
 from pubsub_spec.reference.common.model import Attribute, Event, Predicate, Schema, Subscription
 from pubsub_spec.reference.common.ops import Fail, Join, Op, Publish, Subscribe, Trace, Unsubscribe
@@ -34,6 +41,7 @@ def test_same_deliveries_as_the_reference_on_generated_workloads(trace: Trace) -
     arr = run_array_sim(trace)
     assert sorted(arr.deliveries) == sorted(ref.deliveries) == expected_deliveries(trace)
     assert arr.points_lost == ref.system.metrics.points_lost == 0
+    assert array_sim_deliveries(trace) == arr.deliveries  # the tree kept only with a failure
     if not any(isinstance(op, Join) for op in trace.ops):
         # without a not-ready window (decision V-READY) the tree is the reference's
         assert arr.leaves == _leaves(ref)
@@ -103,6 +111,42 @@ def test_a_variant_that_keeps_lost_points_is_caught() -> None:
     ref = run_trace(trace)
     bad = run_array_sim(trace, _KeepsLostPoints)
     assert bad.points_lost == 0 < ref.system.metrics.points_lost
+    assert sorted(bad.deliveries) != sorted(ref.deliveries)
+
+
+def test_the_tree_is_kept_when_a_failure_can_lose_points() -> None:
+    """Without a failure the tree and the peers decide no delivery and are not kept; with one
+    they are, and the deliveries without a kept tree are the reference's either way."""
+    lossy = _beyond_bound_trace(1, 0)
+    assert ArraySim(lossy).tree
+    ref = run_trace(lossy)
+    assert sorted(array_sim_deliveries(lossy)) == sorted(ref.deliveries)
+    assert array_sim_fingerprint(lossy) == fingerprint(ref.deliveries)
+    seen = 0
+    for gen in GENERATORS.values():
+        t = gen(11, 0, "small")
+        has_fail = any(isinstance(op, Fail) for op in t.ops)
+        assert ArraySim(t).tree == has_fail
+        seen += not has_fail
+        got = array_sim_deliveries(t)
+        assert got == run_array_sim(t).deliveries  # the same, in the same order
+        assert sorted(got) == sorted(run_trace(t, check=False).deliveries), t.trace_id
+        assert array_sim_fingerprint(t) == fingerprint(got)
+    assert seen > 0
+
+
+class _NeverKeepsTheTree(ArraySim):
+    """Mutant: the tree is never kept, so a failure loses no point."""
+
+    def __init__(self, trace: Trace, sink: Any = None, tree: bool = False) -> None:
+        super().__init__(trace, sink)
+        self.tree = False
+
+
+def test_a_variant_that_drops_the_tree_under_failures_is_caught() -> None:
+    trace = _beyond_bound_trace(1, 0)
+    ref = run_trace(trace)
+    bad = run_array_sim(trace, _NeverKeepsTheTree)
     assert sorted(bad.deliveries) != sorted(ref.deliveries)
 
 
