@@ -12,6 +12,7 @@ from hypothesis import given, settings
 
 from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.variants import thesis_array_sim
 from pubsub_spec.conformance.variants.thesis_array_sim import (
     ArraySim,
     array_sim_deliveries,
@@ -133,6 +134,17 @@ def test_the_tree_is_kept_when_a_failure_can_lose_points() -> None:
         assert sorted(got) == sorted(run_trace(t, check=False).deliveries), t.trace_id
         assert array_sim_fingerprint(t) == fingerprint(got)
     assert seen > 0
+
+
+def test_deliveries_made_in_many_kernel_calls_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With room for one delivery per call, the kernel resumes event by event (and grows the
+    buffer for an event with more): the same deliveries, in the same order."""
+    traces = [gen(3, 0, "small") for gen in GENERATORS.values()] + [_beyond_bound_trace(2, 0)]
+    want = [array_sim_deliveries(t) for t in traces]
+    assert max(len(w) for w in want) > 1
+    monkeypatch.setattr(thesis_array_sim, "OUT", 1)
+    assert [array_sim_deliveries(t) for t in traces] == want
+    assert [array_sim_fingerprint(t) for t in traces] == [fingerprint(w) for w in want]
 
 
 class _NeverKeepsTheTree(ArraySim):
