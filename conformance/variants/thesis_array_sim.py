@@ -433,22 +433,21 @@ class ArraySim:
         cand = np.empty(max(n, 1), np.int64)
         mask = np.empty(0, np.bool_)
         off = np.zeros(ne + 1, np.int64)
-        out = np.empty(OUT, np.int64)
         strict = self.matching == "strict"
         made: list[tuple[int, str, BucketMatcher, Any]] = []
-        e0 = 0
+        size, e0 = OUT, 0
         while e0 < ne:
+            out = np.empty(size, np.int64)  # a new one per call: `made` keeps views of it
             e1 = deliveries(
                 vals, ev_seq, ev_t, e0, strict, index, unm, n, cand, mask, *cols, out, off
             )
             if e1 == e0:  # one event's deliveries do not fit
-                out = np.empty(2 * out.size, np.int64)
+                size *= 2
                 continue
-            ends = off[e0 + 1 : e1 + 1].tolist()
             a = 0
-            for e, b in enumerate(ends, e0):
+            for e, b in enumerate(off[e0 + 1 : e1 + 1].tolist(), e0):
                 if b > a:
-                    made.append((ev_t[e], st.ev_ids[e], matcher, out[a:b].copy()))
+                    made.append((st.ev_t[e], st.ev_ids[e], matcher, out[a:b]))
                 a = b
             e0 = e1
         return made
