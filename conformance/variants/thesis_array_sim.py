@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -83,13 +84,6 @@ NEVER = 2**62  # the op ordinal of "not removed"
 OUT = 4096  # deliveries of one kernel call, at first (doubled when one event needs more)
 
 
-def _exact(v: float | int, where: str) -> float:
-    f = float(v)
-    if abs(f) >= EXACT:
-        raise ValueError(f"{where}: {v} is beyond 2^53, not exact in float64")
-    return f
-
-
 @functools.lru_cache(maxsize=1 << 16)  # pure; the same peer and node names recur trace to trace
 def _sha1(text: str) -> int:
     return sha1_id(text)
@@ -103,10 +97,9 @@ class _SchemaState:
         self.schema = schema
         self.attrs = [a.name for a in schema.attributes]
         self.attr_no = {a: k for k, a in enumerate(self.attrs)}
-        # per subscription (its row): id, subscriber, the ordinal of the op that ended it
+        # per subscription (its row): id, the ordinal of the op that ended it
         # (D-CHURN) and its points, rows [start, start + count) of the point columns
         self.ids: list[str] = []
-        self.subscriber: list[str] = []
         self.end: list[int] = []
         self.start: list[int] = []
         self.count: list[int] = []
@@ -127,6 +120,7 @@ class _SchemaState:
         # per event published while the schema had a subscription: id, values (a row of
         # len(attrs), NaN where absent), sequence number, op ordinal
         self.ev_ids: list[str] = []
+        self.absent = [math.nan] * len(self.attrs)
         self.ev_vals: list[float] = []
         self.ev_seq: list[int] = []
         self.ev_t: list[int] = []
@@ -281,7 +275,6 @@ class ArraySim:
             st.p_lo.append(lo)
             st.p_hi.append(hi)
         st.ids.append(sub.id)
-        st.subscriber.append(sub.subscriber)
         st.end.append(NEVER)
         self.live[sub.id] = (st, row)
         self.held_by.setdefault(sub.subscriber, []).append((st, row))
@@ -289,12 +282,15 @@ class ArraySim:
         base, _, _, segments = point_segments(sub, seq, self.seed, self.config, self.attrs)
         st.start.append(len(st.seq))
         st.count.append(len(segments))
-        where = f"subscription {sub.id}"
         b = no[base]
         for seg in segments:
+            lo, hi = float(seg.lo), float(seg.hi)
+            if abs(lo) >= EXACT or abs(hi) >= EXACT:
+                v = seg.lo if abs(lo) >= EXACT else seg.hi
+                raise ValueError(f"subscription {sub.id}: {v} is beyond 2^53, not exact in float64")
             st.base.append(b)
-            st.seg_lo.append(_exact(seg.lo, where))
-            st.seg_hi.append(_exact(seg.hi, where))
+            st.seg_lo.append(lo)
+            st.seg_hi.append(hi)
             st.closed.append(seg.closed)
             st.first.append(seg.index == 0)
             st.seq.append(seq)
@@ -389,7 +385,7 @@ class ArraySim:
         st = self.schemas[event.schema]
         if not st.ids:
             return
-        values = [np.nan] * len(st.attrs)
+        values = st.absent.copy()
         no = st.attr_no
         for name, v in event.values:
             k = no.get(name)
