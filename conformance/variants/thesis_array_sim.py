@@ -358,7 +358,10 @@ class ArraySim:
         k = self.config.replication
         moved: list[int] = []
         lost: list[int] = []
-        for n in range(len(self.n_kids)):
+        kids = self.n_kids
+        for n in range(len(kids)):
+            if kids[n] >= 0:  # an inner node holds no point (they went to its children)
+                continue
             home = self._home(n)
             if home not in gone:
                 continue
