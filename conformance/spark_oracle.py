@@ -3,11 +3,14 @@
 It shares no code with the Python oracle (`reference/common/oracle.py`,
 `reference/common/matching.py`), nor with the trace reader: Spark parses the NDJSON lines (or the
 Parquet tables of `conformance/parquet.py`) itself. The ops become DataFrames, one row per
-subscription (its predicates a map attribute -> [lo, hi]) and one per event (its values a map).
-A subscription is active from its subscribe to its unsubscribe or its subscriber's leave/fail,
-whichever comes first (docs/design.md#active; decision D-CHURN). The candidate pairs are a join of
-active subscriptions with the events of their trace and schema published inside the activeness
-interval; each pair is decided in its row by a higher-order function over the predicates:
+subscription and one per event. Predicates and values meet by position: the header lists each
+schema's attributes, a predicate becomes (position, lo, hi) and an event's values an array in
+the schema's order, NULL where the event has no value (the trace format allows predicates and
+values on the schema's attributes only). A subscription is active from its subscribe to its
+unsubscribe or its subscriber's leave/fail, whichever comes first (docs/design.md#active;
+decision D-CHURN). The candidate pairs are a join of active subscriptions with the events of
+their trace and schema published inside the activeness interval; each pair is decided in its
+row by a higher-order function over the predicates:
 - strict matching (thesis §3.4.1, the default): every predicate's attribute is present and its
   value lies in [lo, hi] (`n_preds > 0` keeps the first formulation's answer for a subscription
   without predicates, which the trace reader rejects anyway);
@@ -23,6 +26,10 @@ local[2] (`benchmarks/bench_spark_oracle.py` runs both on the same Parquet trace
 they give the same deliveries and prints the speed-up; docs/conformance.md "At scale").
 The tables are then partitioned by trace and the joins planned with COPARTITION, so that the
 subscriptions with their predicate maps are shuffled once, not twice: 6-12 % less CPU at 10^6.
+Decision: the pairs were then decided by name (each predicate's attribute looked up in the
+event's map of values, a string comparison per key tried, some 200 ns a pair); by position
+(above) the decision is an array index, and the query costs about a third less JVM CPU at 10^6
+(docs/conformance.md "At scale", the oracle stage by position). The same deliveries.
 
 Advertisement ops (`advertise`, `unadvertise`, trace format v2) are read with the other ops
 and selected by no query below: they never change the expected deliveries (FORMAT.md,
@@ -40,9 +47,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+# the header's schemas, as far as the query reads them: each schema's attribute names
+SCHEMAS_TYPE = "ARRAY<STRUCT<name: STRING, attributes: ARRAY<STRUCT<name: STRING>>>>"
 LINE_SCHEMA = (
     "format STRING, trace_id STRING, semantics STRUCT<matching: STRING>, "
-    "seq BIGINT, op STRING, id STRING, node STRING, nodes ARRAY<STRING>, "
+    f"schemas {SCHEMAS_TYPE}, seq BIGINT, op STRING, id STRING, node STRING, nodes ARRAY<STRING>, "
     "subscriber STRING, publisher STRING, schema STRING, "
     "predicates MAP<STRING, ARRAY<DOUBLE>>, `values` MAP<STRING, DOUBLE>"
 )
@@ -51,11 +60,18 @@ VALUES_TYPE = "MAP<STRING, DOUBLE>"
 # the op fields both frame readers (NDJSON lines, Parquet rows) pass on unchanged
 _OP_FIELDS = ("seq", "op", "id", "node", "nodes", "subscriber", "publisher", "schema")
 
-# {heads}: tkey, trace_id, matching.  {ops}: tkey, seq, op, id, node, nodes, subscriber,
+# {heads}: tkey, trace_id, matching, schemas (SCHEMAS_TYPE).
+# {ops}: tkey, seq, op, id, node, nodes, subscriber,
 # publisher, schema, predicates MAP<STRING, ARRAY<DOUBLE>>, vals MAP<STRING, DOUBLE>.
 SQL = """
 WITH ops AS (
   SELECT o.*, h.matching FROM {ops} o JOIN {heads} h ON o.tkey = h.tkey
+),
+schema_attrs AS (
+  -- each schema's attribute names in the header's order: predicates and values name known
+  -- attributes only (FORMAT.md, "Rules"), so they meet by position in this list, not by name
+  SELECT tkey, sa.name AS schema, transform(sa.attributes, x -> x.name) AS names
+  FROM (SELECT tkey, explode(schemas) AS sa FROM {heads})
 ),
 -- the tables below are partitioned by trace (the REPARTITION hints) and every join and
 -- grouping has the trace among its keys: with COPARTITION set no join shuffles again, so the
@@ -71,9 +87,14 @@ departures AS (
     SELECT tkey, explode(nodes) AS node, seq FROM ops WHERE op = 'fail')
 ),
 subs AS (
-  SELECT /*+ REPARTITION(tkey) */ tkey, matching, id AS sub_id, subscriber, schema,
-         seq AS start_seq, predicates, size(predicates) AS n_preds
-  FROM ops WHERE op = 'subscribe'
+  -- preds: one (pos, lo, hi) per predicate, pos its attribute's place in the schema's list
+  SELECT /*+ REPARTITION(tkey) */ o.tkey, matching, id AS sub_id, subscriber, o.schema,
+         seq AS start_seq, size(predicates) AS n_preds,
+         transform(map_entries(predicates), p -> named_struct(
+           'pos', CAST(array_position(sa.names, p.key) - 1 AS INT),
+           'lo', p.value[0], 'hi', p.value[1])) AS preds
+  FROM ops o LEFT JOIN schema_attrs sa ON o.tkey = sa.tkey AND o.schema = sa.schema
+  WHERE op = 'subscribe'
 ),
 unsubscribe_end AS (
   SELECT s.tkey, s.sub_id, min(u.seq) AS end_seq
@@ -96,13 +117,16 @@ active AS (
   LEFT JOIN departure_end d ON s.tkey = d.tkey AND s.sub_id = d.sub_id
 ),
 events AS (
-  SELECT /*+ REPARTITION(tkey) */ tkey, id AS event_id, schema, seq, vals
-  FROM ops WHERE op = 'publish'
+  -- vals: the event's value of each of its schema's attributes by position, NULL if absent
+  SELECT /*+ REPARTITION(tkey) */ o.tkey, id AS event_id, o.schema, seq,
+         transform(sa.names, x -> try_element_at(vals, x)) AS vals
+  FROM ops o LEFT JOIN schema_attrs sa ON o.tkey = sa.tkey AND o.schema = sa.schema
+  WHERE op = 'publish'
 ),
 matched AS (
   -- one row per (active subscription, later publish of its schema); the predicates are
   -- checked in the row, so nothing is exploded, joined per attribute or aggregated.
-  -- try_element_at: NULL for an absent attribute (element_at raises under ANSI mode)
+  -- get: NULL for a position beyond the array (or a NULL position), under ANSI mode too
   SELECT a.tkey, e.event_id, a.sub_id
   FROM active a JOIN events e
     ON a.tkey = e.tkey AND a.schema = e.schema AND e.seq > a.start_seq
@@ -110,13 +134,12 @@ matched AS (
   WHERE CASE a.matching
     WHEN 'strict' THEN
       -- every predicate's attribute is present and its value inside [lo, hi]
-      a.n_preds > 0 AND forall(map_entries(a.predicates), p ->
-        coalesce(try_element_at(e.vals, p.key) BETWEEN p.value[0] AND p.value[1], false))
+      a.n_preds > 0 AND forall(a.preds, p ->
+        coalesce(get(e.vals, p.pos) BETWEEN p.lo AND p.hi, false))
     WHEN 'lenient' THEN
       -- every predicate whose attribute is present holds (none present: vacuously)
-      forall(map_entries(a.predicates), p ->
-        NOT map_contains_key(e.vals, p.key)
-        OR coalesce(try_element_at(e.vals, p.key) BETWEEN p.value[0] AND p.value[1], false))
+      forall(a.preds, p ->
+        coalesce(get(e.vals, p.pos) BETWEEN p.lo AND p.hi, get(e.vals, p.pos) IS NULL))
     ELSE false
   END
 )
@@ -167,6 +190,7 @@ def ndjson_frames(spark: Any, paths: Sequence[str | Path]) -> tuple[Any, Any]:
         "tkey",
         F.coalesce("trace_id", stem).alias("trace_id"),
         F.col("semantics.matching").alias("matching"),
+        "schemas",
     )
     ops = lines.where("format IS NULL").select(
         "tkey",
@@ -186,7 +210,12 @@ def parquet_frames(spark: Any, root: str | Path) -> tuple[Any, Any]:
     base = Path(root)
     h = spark.read.schema(HEADER_DDL).parquet(str(base / HEADER_DIR))
     o = spark.read.schema(OPS_DDL).parquet(str(base / OPS_DIR))
-    heads = h.select(F.col("trace_id").alias("tkey"), "trace_id", "matching")
+    heads = h.select(
+        F.col("trace_id").alias("tkey"),
+        "trace_id",
+        "matching",
+        F.from_json("schemas_json", SCHEMAS_TYPE).alias("schemas"),
+    )
     ops = o.select(
         F.col("trace_id").alias("tkey"),
         *_OP_FIELDS,

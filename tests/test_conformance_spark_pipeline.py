@@ -189,3 +189,31 @@ def test_both_oracles_agree_at_the_formats_extremes(spark: Any, tmp_path: Path) 
     trace = parse_trace_lines(EXTREMES, "extremes")
     assert python_pairs(trace) == [("e0", "s2"), ("e2", "s1"), ("e2", "s2")]
     assert agree(spark, [trace], tmp_path) == 3
+
+
+@pytest.mark.parametrize(
+    ("rule", "mutant"),
+    [
+        # a predicate's attribute taken one place further in its schema's list
+        ("array_position(sa.names, p.key) - 1", "array_position(sa.names, p.key)"),
+        # lenient: an absent value fails the predicate instead of being ignored
+        ("get(e.vals, p.pos) IS NULL)", "false)"),
+        # the values ordered by the event, not by the schema's list
+        ("transform(sa.names, x -> try_element_at(vals, x))", "map_values(vals)"),
+    ],
+)
+def test_the_sql_oracles_positions_are_checked(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rule: str, mutant: str
+) -> None:
+    """Predicates and values meet by attribute position in the SQL oracle; each mutant of that
+    rule disagrees with the Python oracle on the edge cases (and the rule as written agrees)."""
+    from pubsub_spec.conformance import spark_oracle
+
+    edge = parse_trace_lines(EDGE, "edge")
+    assert spark_oracle.SQL.count(rule) == 1
+    (tmp_path / "rule").mkdir()
+    (tmp_path / "mutant").mkdir()
+    assert agree(spark, [edge], tmp_path / "rule") == 7
+    monkeypatch.setattr(spark_oracle, "SQL", spark_oracle.SQL.replace(rule, mutant))
+    with pytest.raises(AssertionError):
+        agree(spark, [edge], tmp_path / "mutant")
