@@ -1,4 +1,10 @@
-"""Compiled kernels of the array simulator (`thesis_array_sim.py`), numba with cache=True."""
+"""Compiled kernels of the array simulator (`thesis_array_sim.py`), numba.
+
+`deliveries` calls the bucket matcher's kernel, which numba compiles into it. It is not cached
+on disk (cache=False, about 0.5 CPU-s to compile once per process): numba's cache is invalidated
+only by a change to the cached function's own file, so a cached `deliveries` would go on running
+an old `bucket_matcher._match` after that file changed (numba's documentation, "Cache
+invalidation fails to recognize changes in functions defined in a different file")."""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from numba import njit
 from pubsub_spec.conformance.variants.bucket_matcher import _match
 
 
-@njit(cache=True)
+@njit(cache=False)  # not cached: see the module's docstring
 def deliveries(
     vals: Any, ev_seq: Any, ev_t: Any, e0: int, strict: bool, index: Any, unm: Any,
     n: int, cand: Any, mask: Any, end: Any, start: Any, count: Any, death: Any, pseq: Any,
