@@ -77,6 +77,38 @@ def test_the_sink_fingerprints_exactly_the_records_it_stands_for(
         fpm.BATCH_PAIRS = old
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(IDS, min_size=1, max_size=8),
+    st.lists(st.tuples(IDS, st.lists(st.integers(0, 7), max_size=5)), max_size=12),
+    st.sampled_from([1, 5, 1_000_000]),
+)
+def test_many_events_in_one_call_fingerprint_as_one_at_a_time(
+    names: list[str], events: list[tuple[str, list[int]]], batch: int
+) -> None:
+    """`add_many` (events with no delivery among them) gives what one `add` per event gives,
+    which is the records' fingerprint."""
+    table = _Table(list(names))
+    one, many, records = FingerprintSink(), FingerprintSink(), RecordSink()
+    old, fpm.BATCH_PAIRS = fpm.BATCH_PAIRS, batch
+    try:
+        per_event = [np.array([p % len(names) for p in picks], np.int64) for _, picks in events]
+        for (event_id, _), rows in zip(events, per_event, strict=True):
+            one.add(event_id, table, rows)
+            records.add(event_id, table, rows)
+        half = len(events) // 2  # two calls, the second after a possible reduce
+        for part in (slice(0, half), slice(half, None)):
+            chunk = per_event[part]
+            many.add_many(
+                [e for e, _ in events[part]], table,
+                np.concatenate(chunk) if chunk else np.zeros(0, np.int64),
+                np.array([r.size for r in chunk], np.int64),
+            )  # fmt: skip
+        assert one.result() == many.result() == fingerprint(records.records)
+    finally:
+        fpm.BATCH_PAIRS = old
+
+
 def test_the_fingerprint_tells_a_dropped_or_a_doubled_delivery() -> None:
     got = [Delivery("e1", "s1"), Delivery("e1", "s2"), Delivery("e2", "s1")]
     assert fingerprint(got[:2]) != fingerprint(got)

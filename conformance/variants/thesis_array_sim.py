@@ -89,6 +89,18 @@ def _sha1(text: str) -> int:
     return sha1_id(text)
 
 
+@dataclass(frozen=True)
+class _Chunk:
+    """The deliveries of consecutive events of one schema, from one kernel call: event j's
+    subscription numbers are rows[off[j] : off[j + 1]]."""
+
+    ev_t: list[int]
+    event_ids: list[str]
+    matcher: BucketMatcher
+    rows: Any
+    off: Any
+
+
 class _SchemaState:
     """One schema's subscriptions, stored points and events, as growable columns (lists, made
     arrays once, when the events are matched)."""
@@ -402,17 +414,28 @@ class ArraySim:
     def finish(self) -> None:
         """Match the events published so far and give their deliveries to the sink, by event
         (in the order published), then by subscription."""
-        made: list[tuple[int, str, BucketMatcher, Any]] = []
+        chunks: list[_Chunk] = []
         for st in self.schemas.values():
             if st.ev_ids:
-                made.extend(self._match(st))
+                chunks.extend(self._match(st))
                 st.ev_ids, st.ev_vals, st.ev_seq, st.ev_t = [], [], [], []
+        if isinstance(self.sink, FingerprintSink):  # a sum: the order does not matter
+            for ch in chunks:
+                self.sink.add_many(ch.event_ids, ch.matcher, ch.rows, np.diff(ch.off))
+            return
+        made: list[tuple[int, str, BucketMatcher, Any]] = []
+        for ch in chunks:
+            bounds = ch.off.tolist()
+            for e, event_id in enumerate(ch.event_ids):
+                a, b = bounds[e], bounds[e + 1]
+                if b > a:
+                    made.append((ch.ev_t[e], event_id, ch.matcher, ch.rows[a:b]))
         if len(self.schemas) > 1:
             made.sort(key=lambda m: m[0])
         for _, event_id, table, rows in made:
             self.sink.add(event_id, table, rows)
 
-    def _match(self, st: _SchemaState) -> list[tuple[int, str, BucketMatcher, Any]]:
+    def _match(self, st: _SchemaState) -> list[_Chunk]:
         n = len(st.ids)
         # every subscription of the trace, none removed: the kernel applies the ends in time
         matcher = BucketMatcher(st.schema, self.matching)
@@ -433,7 +456,7 @@ class ArraySim:
         mask = np.empty(0, np.bool_)
         off = np.zeros(ne + 1, np.int64)
         strict = self.matching == "strict"
-        made: list[tuple[int, str, BucketMatcher, Any]] = []
+        made: list[_Chunk] = []
         size, e0 = OUT, 0
         while e0 < ne:
             out = np.empty(size, np.int64)  # a new one per call: `made` keeps views of it
@@ -443,11 +466,10 @@ class ArraySim:
             if e1 == e0:  # one event's deliveries do not fit
                 size *= 2
                 continue
-            a = 0
-            for e, b in enumerate(off[e0 + 1 : e1 + 1].tolist(), e0):
-                if b > a:
-                    made.append((st.ev_t[e], st.ev_ids[e], matcher, out[a:b]))
-                a = b
+            bounds = off[e0 : e1 + 1].copy()  # off[e0] is 0: the call's own offsets
+            made.append(
+                _Chunk(st.ev_t[e0:e1], st.ev_ids[e0:e1], matcher, out[: bounds[-1]], bounds)
+            )
             e0 = e1
         return made
 
