@@ -5,18 +5,24 @@ after removals, with a tail not yet indexed, and on the benchmark's workload of 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import bench_matcher as bm
+from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS
+from pubsub_spec.conformance.variants import indexed_kernels
+from pubsub_spec.conformance.variants import indexed_matcher as im
 from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
 from pubsub_spec.conformance.variants.indexed_matcher import (
     BitsetMatcher,
     IndexedMatcher,
     indexed_expected,
+    indexed_fingerprint,
 )
 from pubsub_spec.properties.thesis.strategies import workloads
 from pubsub_spec.reference.common.matching import matches
@@ -199,3 +205,57 @@ def test_match_rows_are_ascending_numbers() -> None:
     for e in w.events:
         rows = m.match_rows(e)
         assert rows.dtype == np.int64 and np.all(np.diff(rows) > 0)
+
+
+# -- the fingerprint path: the ops applied as columns, events matched in one compiled loop -----
+def _traces() -> list[tuple[str, str, int, Trace]]:
+    return [
+        (name, profile, seed, gen(seed, i, profile))
+        for name, gen in GENERATORS.items()
+        for i, profile in enumerate(("tiny", "small", "medium"))
+        for seed in (3, 5, 11)
+    ]
+
+
+def test_fingerprint_path_equal_to_the_oracle_on_every_generator() -> None:
+    for name, profile, seed, t in _traces():
+        want = fingerprint(expected_deliveries(t))
+        for min_index in (0, 256):
+            assert indexed_fingerprint(t, min_index) == want, (name, profile, seed, min_index)
+
+
+@settings(max_examples=100, deadline=None)
+@given(workloads())
+def test_fingerprint_path_equal_to_the_oracle_on_generated_workloads(trace: Trace) -> None:
+    assert indexed_fingerprint(trace) == fingerprint(expected_deliveries(trace))
+
+
+def test_fingerprint_path_many_kernel_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Room for one delivery a call: resumed event by event, the buffer grown when needed."""
+    monkeypatch.setattr(im, "OUT", 1)
+    for name, profile, _, t in _traces()[::7]:
+        assert indexed_fingerprint(t) == fingerprint(expected_deliveries(t)), (name, profile)
+
+
+@pytest.mark.parametrize("mutant", ["no end", "no start"])
+def test_fingerprint_path_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, mutant: str) -> None:
+    """A kernel that ignores the subscriptions' ends (D-CHURN) or that counts subscriptions made
+    after the publish is told apart from the oracle on the generators' traces."""
+    real = indexed_kernels.matches
+
+    def mutated(*args: object) -> int:
+        a: list[Any] = list(args)
+        if mutant == "no end":
+            a[10] = np.full_like(a[10], im.NEVER)
+        else:
+            a[2] = np.full_like(a[2], a[7])
+        result: int = real(*a)
+        return result
+
+    monkeypatch.setattr(im, "matches", mutated)
+    differ = [
+        (name, profile)
+        for name, profile, _, t in _traces()
+        if indexed_fingerprint(t) != fingerprint(expected_deliveries(t))
+    ]
+    assert differ

@@ -21,6 +21,7 @@ It must deliver exactly what the brute-force oracle delivers
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ from pubsub_spec.conformance.fingerprint import (
     RecordSink,
 )
 from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
+from pubsub_spec.conformance.variants.indexed_kernels import matches
 from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
 from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 from pubsub_spec.reference.common.oracle import Delivery
@@ -240,8 +242,111 @@ def indexed_expected(
     return sink.records
 
 
+NEVER = 2**62  # the op ordinal of "not ended"
+OUT = 4096  # deliveries of one kernel call, at first (doubled when one event needs more)
+
+
+class _Columns:
+    """One schema's subscriptions (predicate columns, op ordinal of their end) and events (values,
+    NaN where absent; op ordinal; subscriptions made before them), as growable lists."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.attr_no = {a.name: k for k, a in enumerate(schema.attributes)}
+        self.absent = [math.nan] * len(self.attr_no)
+        self.ids: list[str] = []
+        self.end: list[int] = []
+        self.p_sub: list[int] = []
+        self.p_attr: list[int] = []
+        self.p_lo: list[float] = []
+        self.p_hi: list[float] = []
+        self.ev_ids: list[str] = []
+        self.ev_vals: list[float] = []
+        self.ev_t: list[int] = []
+        self.ev_n: list[int] = []
+
+
+def _columns(trace: Trace) -> dict[str, _Columns]:
+    """The ops applied as columns: each subscription's row and the ordinal of the op that ended it
+    (an unsubscribe, or its subscriber's leave or failure: D-CHURN), each event's ordinal."""
+    cols = {s.name: _Columns(s) for s in trace.schemas}
+    live: dict[str, tuple[_Columns, int]] = {}
+    held_by: dict[str, list[tuple[_Columns, int]]] = {}
+    for now, op in enumerate(trace.ops, 1):
+        if isinstance(op, Publish):
+            c = cols[op.event.schema]
+            if not c.ids:
+                continue
+            values = c.absent.copy()
+            no = c.attr_no
+            for name, v in op.event.values:
+                k = no.get(name)
+                if k is not None and values[k] != values[k]:  # the first of a name wins
+                    values[k] = float(v)
+            c.ev_ids.append(op.event.id)
+            c.ev_vals.extend(values)
+            c.ev_t.append(now)
+            c.ev_n.append(len(c.ids))
+        elif isinstance(op, Subscribe):
+            sub = op.sub
+            c = cols[sub.schema]
+            row = len(c.ids)
+            for p in sub.predicates:
+                lo, hi = float(p.lo), float(p.hi)
+                if abs(lo) >= EXACT or abs(hi) >= EXACT:
+                    raise ValueError(f"{sub.id}: bound beyond 2^53 is not exact in float64")
+                k = c.attr_no.get(p.attribute)
+                if k is None:
+                    raise ValueError(f"{sub.id}: unknown attribute {p.attribute!r}")
+                c.p_sub.append(row)
+                c.p_attr.append(k)
+                c.p_lo.append(lo)
+                c.p_hi.append(hi)
+            c.ids.append(sub.id)
+            c.end.append(NEVER)
+            live[sub.id] = (c, row)
+            held_by.setdefault(sub.subscriber, []).append((c, row))
+        elif isinstance(op, Unsubscribe):
+            c, row = live.pop(op.sub_id)
+            c.end[row] = now
+        elif isinstance(op, Leave | Fail):
+            for name in [op.node] if isinstance(op, Leave) else op.nodes:
+                for c, row in held_by.pop(name, ()):
+                    if c.end[row] == NEVER:
+                        c.end[row] = now
+                        del live[c.ids[row]]
+    return cols
+
+
 def indexed_fingerprint(trace: Trace, min_index: int = MIN_INDEX) -> Fingerprint:
-    """The fingerprint of `indexed_expected`, without a record per delivery (conform --ops)."""
+    """The fingerprint of `indexed_expected`, without a record per delivery (conform --ops): the
+    ops applied first as columns, then each schema's events matched in one compiled loop
+    (`indexed_kernels.matches`) against the subscriptions of their own time."""
     sink = FingerprintSink()
-    _run(trace, sink, min_index)
+    strict = trace.matching == "strict"
+    for c in _columns(trace).values():
+        ne, n = len(c.ev_ids), len(c.ids)
+        if not ne:
+            continue
+        # every subscription of the trace, none removed: the kernel applies the ends in time
+        matcher = BucketMatcher(c.schema, trace.matching, min_index)
+        matcher.add_columns(c.ids, c.p_sub, c.p_attr, c.p_lo, c.p_hi)
+        index = matcher.kernel_index()
+        vals = np.array(c.ev_vals, np.float64).reshape(ne, len(c.absent))
+        ev_t, ev_n = np.array(c.ev_t, np.int64), np.array(c.ev_n, np.int64)
+        end = np.array(c.end, np.int64)
+        unm = np.empty(index[-1].size, np.uint64)
+        cand = np.empty(max(n, 1), np.int64)
+        mask = np.empty(0, np.bool_)
+        off = np.zeros(ne + 1, np.int64)
+        size, e0 = OUT, 0
+        while e0 < ne:
+            out = np.empty(size, np.int64)  # a new one per call: the sink keeps views of it
+            e1 = matches(vals, ev_t, ev_n, e0, strict, index, unm, n, cand, mask, end, out, off)
+            if e1 == e0:  # one event's deliveries do not fit
+                size *= 2
+                continue
+            counts = np.diff(off[e0 : e1 + 1])
+            sink.add_many(c.ev_ids[e0:e1], matcher, out[: off[e1]], counts)
+            e0 = e1
     return sink.result()
