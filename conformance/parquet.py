@@ -23,6 +23,7 @@ an NDJSON one.
 from __future__ import annotations
 
 import json
+import json.encoder
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -105,8 +106,22 @@ _OPTIONAL_KEYS = frozenset({"adv"})
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
+# the C encoder JSONEncoder.encode builds on each call, built once (the same text: same
+# function, separators and allow_nan); no circular-reference markers, as a row's maps and lists
+# hold only strings and numbers (a cycle cannot occur); the kept encoder where there is no C one
+_C_MAKE = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE: Any = None
+if _C_MAKE is not None:
+    # (markers, default, string encoder, indent, key and item separators, sort_keys, skipkeys,
+    # allow_nan), as JSONEncoder.iterencode passes them for _ENCODER
+    _ascii = json.encoder.encode_basestring_ascii
+    _C_ENCODE = _C_MAKE(None, _ENCODER.default, _ascii, None, ":", ",", False, False, False)
+
+
 def _dump(value: Any) -> str:
-    return _ENCODER.encode(value)
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 def _header_row(trace_id: str, h: dict[str, Any]) -> tuple[Any, ...]:
