@@ -36,7 +36,7 @@ tests/test_conformance_variants.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -181,6 +181,26 @@ def _match(
                     out[c] = base + i
                     c += 1
     return c
+
+
+def append_predicates(
+    sub: Subscription, row: int, attr_no: Mapping[str, int],
+    p_sub: list[int], p_attr: list[int], p_lo: list[float], p_hi: list[float],
+) -> None:  # fmt: skip
+    """Append `sub`'s predicates, as subscription number `row`, to predicate columns in the form
+    `BucketMatcher.add_columns` takes (attribute numbers from `attr_no`, the schema's order);
+    a bound beyond 2^53 or an unknown attribute is refused by the subscription's id."""
+    for p in sub.predicates:
+        lo, hi = float(p.lo), float(p.hi)
+        if abs(lo) >= EXACT or abs(hi) >= EXACT:
+            raise ValueError(f"{sub.id}: bound beyond 2^53 is not exact in float64")
+        k = attr_no.get(p.attribute)
+        if k is None:
+            raise ValueError(f"{sub.id}: unknown attribute {p.attribute!r}")
+        p_sub.append(row)
+        p_attr.append(k)
+        p_lo.append(lo)
+        p_hi.append(hi)
 
 
 class BucketMatcher:

@@ -33,13 +33,16 @@ from pubsub_spec.conformance.fingerprint import (
     FingerprintSink,
     RecordSink,
 )
-from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
+from pubsub_spec.conformance.variants.bucket_matcher import (
+    EXACT,
+    BucketMatcher,
+    append_predicates,
+)
 from pubsub_spec.conformance.variants.indexed_kernels import matches
 from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
 from pubsub_spec.reference.common.ops import Fail, Leave, Publish, Subscribe, Trace, Unsubscribe
 from pubsub_spec.reference.common.oracle import Delivery
 
-EXACT = float(2**53)  # integers beyond this are not exact in float64
 BUCKETS = 1024
 CHUNK = 64  # buckets per step of the build (bounds the temporary boolean matrices)
 MIN_INDEX = 256  # below this many subscriptions a scan of the columns is as fast
@@ -291,17 +294,7 @@ def _columns(trace: Trace) -> dict[str, _Columns]:
             sub = op.sub
             c = cols[sub.schema]
             row = len(c.ids)
-            for p in sub.predicates:
-                lo, hi = float(p.lo), float(p.hi)
-                if abs(lo) >= EXACT or abs(hi) >= EXACT:
-                    raise ValueError(f"{sub.id}: bound beyond 2^53 is not exact in float64")
-                k = c.attr_no.get(p.attribute)
-                if k is None:
-                    raise ValueError(f"{sub.id}: unknown attribute {p.attribute!r}")
-                c.p_sub.append(row)
-                c.p_attr.append(k)
-                c.p_lo.append(lo)
-                c.p_hi.append(hi)
+            append_predicates(sub, row, c.attr_no, c.p_sub, c.p_attr, c.p_lo, c.p_hi)
             c.ids.append(sub.id)
             c.end.append(NEVER)
             live[sub.id] = (c, row)

@@ -52,7 +52,11 @@ from pubsub_spec.conformance.fingerprint import (
     RecordSink,
 )
 from pubsub_spec.conformance.variants.array_kernels import deliveries
-from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
+from pubsub_spec.conformance.variants.bucket_matcher import (
+    EXACT,
+    BucketMatcher,
+    append_predicates,
+)
 from pubsub_spec.reference.common.model import (
     Attribute,
     Event,
@@ -79,7 +83,6 @@ from pubsub_spec.reference.thesis.points import point_segments
 from pubsub_spec.reference.thesis.space import Square
 from pubsub_spec.reference.thesis.tree import identifier
 
-EXACT = float(2**53)  # numbers beyond this are not exact in float64
 NEVER = 2**62  # the op ordinal of "not removed"
 OUT = 4096  # deliveries of one kernel call, at first (doubled when one event needs more)
 
@@ -275,17 +278,7 @@ class ArraySim:
         st = self.schemas[sub.schema]
         row = len(st.ids)
         no = st.attr_no
-        for p in sub.predicates:
-            lo, hi = float(p.lo), float(p.hi)
-            if abs(lo) >= EXACT or abs(hi) >= EXACT:
-                raise ValueError(f"{sub.id}: bound beyond 2^53 is not exact in float64")
-            k = no.get(p.attribute)
-            if k is None:
-                raise ValueError(f"{sub.id}: unknown attribute {p.attribute!r}")
-            st.p_sub.append(row)
-            st.p_attr.append(k)
-            st.p_lo.append(lo)
-            st.p_hi.append(hi)
+        append_predicates(sub, row, no, st.p_sub, st.p_attr, st.p_lo, st.p_hi)
         st.ids.append(sub.id)
         st.end.append(NEVER)
         self.live[sub.id] = (st, row)
