@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -51,20 +52,27 @@ def get_spark(
 def ship_code(spark: Any) -> str:
     """Zip the project's packages and add them to the executors' path (addPyFile), so that the
     workers of a real cluster need nothing but pyspark."""
-    import os
     import tempfile
-    import zipfile
-    from pathlib import Path
 
-    import pubsub_spec
     from pubsub_spec.conformance.lifeline import remove_at_exit
 
-    root = Path(pubsub_spec.__file__).parent
     temp = Path(tempfile.mkdtemp(prefix="pubsub-spec-"))
     # executors fetch the zip from here when they start (a cluster's may start late): it lives
     # as long as this process, and goes however the process ends but SIGKILL (lifeline.py)
     remove_at_exit(temp)
     target = temp / "pubsub_spec_code.zip"
+    write_code_zip(target)
+    spark.sparkContext.addPyFile(str(target))
+    return str(target)
+
+
+def write_code_zip(target: Path) -> None:
+    """The project's packages as one zip at `target`, `pubsub_spec/...` inside."""
+    import zipfile
+
+    import pubsub_spec
+
+    root = Path(pubsub_spec.__file__).parent
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         # followlinks: in a checkout, pubsub_spec/reference etc. are symlinks to the top folders
         for folder, dirs, names in os.walk(root, followlinks=True):
@@ -72,8 +80,6 @@ def ship_code(spark: Any) -> str:
             for n in sorted(n for n in names if not n.endswith(".pyc")):
                 f = Path(folder) / n
                 z.write(f, (Path("pubsub_spec") / f.relative_to(root)).as_posix())
-    spark.sparkContext.addPyFile(str(target))
-    return str(target)
 
 
 def end_jvm(spark: Any, wait: float = 5.0) -> None:

@@ -52,9 +52,13 @@ _U1 = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _I32, _F64 = np.empty(0, np.int32), np.empty(0, np.float64)
 _NO_MASK = np.empty(0, np.bool_)
+# Loaded from the zip shipped to Spark's workers (spark_session.ship_code), whose path differs
+# from run to run, numba's disk cache would only add a folder per run to the user's cache
+# (its zip locator keys the folder on the zip's path): there the kernels are compiled per process.
+CACHED = ".zip" not in __file__
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHED, inline="always")
 def _bucket(x: float, lo: float, scale: float, nb: int) -> int:
     t = (x - lo) * scale
     if not t >= 0.0:  # below the domain, or NaN (scale 0 on an infinite span)
@@ -64,7 +68,7 @@ def _bucket(x: float, lo: float, scale: float, nb: int) -> int:
     return int(t)
 
 
-@njit(cache=True)
+@njit(cache=CACHED)
 def _build(
     sub: Any, attr: Any, lo: Any, hi: Any, amin: Any, scale: Any, nb: int,
     off_lo: Any, g_sub: Any, g_lo: Any, g_hi: Any, off_hi: Any, h_sub: Any, h_hi: Any,
@@ -123,7 +127,7 @@ def _build(
             has[k, s >> 6] |= _U1 << np.uint64(s & 63)
 
 
-@njit(cache=True)
+@njit(cache=CACHED)
 def _match(
     vals: Any, strict: bool, amin: Any, scale: Any, nb: int,
     off_lo: Any, g_sub: Any, g_lo: Any, off_hi: Any, h_sub: Any, h_hi: Any,
