@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from benchmarks import bench_matcher as bm
 from pubsub_spec.conformance.fingerprint import fingerprint
 from pubsub_spec.conformance.generators import GENERATORS
-from pubsub_spec.conformance.variants import indexed_kernels
+from pubsub_spec.conformance.variants import bucket_matcher, indexed_kernels
 from pubsub_spec.conformance.variants import indexed_matcher as im
 from pubsub_spec.conformance.variants.bucket_matcher import BucketMatcher
 from pubsub_spec.conformance.variants.indexed_matcher import (
@@ -232,7 +232,7 @@ def test_fingerprint_path_equal_to_the_oracle_on_generated_workloads(trace: Trac
 
 def test_fingerprint_path_many_kernel_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     """Room for one delivery a call: resumed event by event, the buffer grown when needed."""
-    monkeypatch.setattr(im, "OUT", 1)
+    monkeypatch.setattr(bucket_matcher, "OUT", 1)
     for name, profile, _, t in _traces()[::7]:
         assert indexed_fingerprint(t) == fingerprint(expected_deliveries(t)), (name, profile)
 
@@ -246,7 +246,7 @@ def test_fingerprint_path_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, mu
     def mutated(*args: object) -> int:
         a: list[Any] = list(args)
         if mutant == "no end":
-            a[10] = np.full_like(a[10], im.NEVER)
+            a[10] = np.full_like(a[10], bucket_matcher.NEVER)
         else:
             a[2] = np.full_like(a[2], a[7])
         result: int = real(*a)

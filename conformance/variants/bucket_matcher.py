@@ -36,7 +36,7 @@ tests/test_conformance_variants.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -205,6 +205,44 @@ def append_predicates(
         p_attr.append(k)
         p_lo.append(lo)
         p_hi.append(hi)
+
+
+def event_row(event: Event, attr_no: Mapping[str, int], width: int) -> list[float]:
+    """The event's values in schema order (attribute numbers from `attr_no`), NaN where it has
+    none; of two values of one name the first counts (`Event.value`)."""
+    values = [math.nan] * width
+    for name, v in event.values:
+        k = attr_no.get(name)
+        if k is not None and values[k] != values[k]:
+            values[k] = float(v)
+    return values
+
+
+# The callers that match a trace's events after its ops, in one compiled loop per schema
+# (`array_kernels.deliveries`, `indexed_kernels.matches`), over `BucketMatcher.kernel_index`:
+NEVER = 2**62  # the op ordinal of "not ended" / "not removed"
+OUT = 4096  # room for deliveries of one kernel call, at first (doubled when one event needs more)
+
+
+def kernel_chunks(
+    kernel: Callable[..., int], head: tuple[Any, ...], tail: tuple[Any, ...], events: int
+) -> Iterator[tuple[int, int, Any, Any]]:
+    """Run such a loop over events 0 .. events - 1 as often as its output needs. `kernel(*head,
+    e0, *tail, out, off)` writes the subscription numbers of events e0, e0 + 1, ... into `out`
+    while they fit, sets off[e + 1] - off[e0] to the count up to event e and returns the first
+    event not done (e0 itself: event e0 alone does not fit, and the room is doubled). Yields
+    (e0, e1, rows, bounds): event e's numbers are rows[bounds[e - e0] : bounds[e - e0 + 1]]."""
+    off = np.zeros(events + 1, np.int64)
+    size, e0 = OUT, 0
+    while e0 < events:
+        out = np.empty(size, np.int64)  # a new one per call: the caller may keep views of it
+        e1 = int(kernel(*head, e0, *tail, out, off))
+        if e1 == e0:
+            size *= 2
+            continue
+        bounds = off[e0 : e1 + 1].copy()  # off[e0] is 0: the call's own offsets
+        yield e0, e1, out[: bounds[-1]], bounds
+        e0 = e1
 
 
 class BucketMatcher:
@@ -435,12 +473,7 @@ class BucketMatcher:
             self._unm = np.empty(self._dead.size, np.uint64)
         if self._out.size < n:
             self._out = np.empty(max(n, 2 * self._out.size), np.int64)
-        values = [math.nan] * len(self.attrs)
-        no = self._attr_no
-        for name, v in event.values:
-            k = no.get(name)
-            if k is not None and values[k] != values[k]:  # the first of a name wins (Event.value)
-                values[k] = float(v)
+        values = event_row(event, self._attr_no, len(self.attrs))
         c = _match(
             np.array(values), self.mode == "strict", self._amin, self._scale, self.nb,
             self._off_lo, self._g_sub, self._g_lo, self._off_hi, self._h_sub, self._h_hi,

@@ -21,7 +21,6 @@ It must deliver exactly what the brute-force oracle delivers
 from __future__ import annotations
 
 import bisect
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -35,8 +34,11 @@ from pubsub_spec.conformance.fingerprint import (
 )
 from pubsub_spec.conformance.variants.bucket_matcher import (
     EXACT,
+    NEVER,
     BucketMatcher,
     append_predicates,
+    event_row,
+    kernel_chunks,
 )
 from pubsub_spec.conformance.variants.indexed_kernels import matches
 from pubsub_spec.reference.common.model import Event, MatchMode, Schema, Subscription
@@ -245,10 +247,6 @@ def indexed_expected(
     return sink.records
 
 
-NEVER = 2**62  # the op ordinal of "not ended"
-OUT = 4096  # deliveries of one kernel call, at first (doubled when one event needs more)
-
-
 class _Columns:
     """One schema's subscriptions (predicate columns, op ordinal of their end) and events (values,
     NaN where absent; op ordinal; subscriptions made before them), as growable lists."""
@@ -256,7 +254,6 @@ class _Columns:
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
         self.attr_no = {a.name: k for k, a in enumerate(schema.attributes)}
-        self.absent = [math.nan] * len(self.attr_no)
         self.ids: list[str] = []
         self.end: list[int] = []
         self.p_sub: list[int] = []
@@ -280,14 +277,8 @@ def _columns(trace: Trace) -> dict[str, _Columns]:
             c = cols[op.event.schema]
             if not c.ids:
                 continue
-            values = c.absent.copy()
-            no = c.attr_no
-            for name, v in op.event.values:
-                k = no.get(name)
-                if k is not None and values[k] != values[k]:  # the first of a name wins
-                    values[k] = float(v)
             c.ev_ids.append(op.event.id)
-            c.ev_vals.extend(values)
+            c.ev_vals.extend(event_row(op.event, c.attr_no, len(c.attr_no)))
             c.ev_t.append(now)
             c.ev_n.append(len(c.ids))
         elif isinstance(op, Subscribe):
@@ -325,21 +316,13 @@ def indexed_fingerprint(trace: Trace, min_index: int = MIN_INDEX) -> Fingerprint
         matcher = BucketMatcher(c.schema, trace.matching, min_index)
         matcher.add_columns(c.ids, c.p_sub, c.p_attr, c.p_lo, c.p_hi)
         index = matcher.kernel_index()
-        vals = np.array(c.ev_vals, np.float64).reshape(ne, len(c.absent))
+        vals = np.array(c.ev_vals, np.float64).reshape(ne, len(c.attr_no))
         ev_t, ev_n = np.array(c.ev_t, np.int64), np.array(c.ev_n, np.int64)
         end = np.array(c.end, np.int64)
         unm = np.empty(index[-1].size, np.uint64)
         cand = np.empty(max(n, 1), np.int64)
         mask = np.empty(0, np.bool_)
-        off = np.zeros(ne + 1, np.int64)
-        size, e0 = OUT, 0
-        while e0 < ne:
-            out = np.empty(size, np.int64)  # a new one per call: the sink keeps views of it
-            e1 = matches(vals, ev_t, ev_n, e0, strict, index, unm, n, cand, mask, end, out, off)
-            if e1 == e0:  # one event's deliveries do not fit
-                size *= 2
-                continue
-            counts = np.diff(off[e0 : e1 + 1])
-            sink.add_many(c.ev_ids[e0:e1], matcher, out[: off[e1]], counts)
-            e0 = e1
+        head, tail = (vals, ev_t, ev_n), (strict, index, unm, n, cand, mask, end)
+        for e0, e1, rows, bounds in kernel_chunks(matches, head, tail, ne):
+            sink.add_many(c.ev_ids[e0:e1], matcher, rows, np.diff(bounds))
     return sink.result()

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -54,8 +53,11 @@ from pubsub_spec.conformance.fingerprint import (
 from pubsub_spec.conformance.variants.array_kernels import deliveries
 from pubsub_spec.conformance.variants.bucket_matcher import (
     EXACT,
+    NEVER,
     BucketMatcher,
     append_predicates,
+    event_row,
+    kernel_chunks,
 )
 from pubsub_spec.reference.common.model import (
     Attribute,
@@ -82,9 +84,6 @@ from pubsub_spec.reference.thesis.cutoff import Segment
 from pubsub_spec.reference.thesis.points import point_segments
 from pubsub_spec.reference.thesis.space import Square
 from pubsub_spec.reference.thesis.tree import identifier
-
-NEVER = 2**62  # the op ordinal of "not removed"
-OUT = 4096  # deliveries of one kernel call, at first (doubled when one event needs more)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # pure; the same peer and node names recur trace to trace
@@ -135,7 +134,6 @@ class _SchemaState:
         # per event published while the schema had a subscription: id, values (a row of
         # len(attrs), NaN where absent), sequence number, op ordinal
         self.ev_ids: list[str] = []
-        self.absent = [math.nan] * len(self.attrs)
         self.ev_vals: list[float] = []
         self.ev_seq: list[int] = []
         self.ev_t: list[int] = []
@@ -393,14 +391,8 @@ class ArraySim:
         st = self.schemas[event.schema]
         if not st.ids:
             return
-        values = st.absent.copy()
-        no = st.attr_no
-        for name, v in event.values:
-            k = no.get(name)
-            if k is not None and values[k] != values[k]:  # the first of a name wins (Event.value)
-                values[k] = float(v)
         st.ev_ids.append(event.id)
-        st.ev_vals.extend(values)
+        st.ev_vals.extend(event_row(event, st.attr_no, len(st.attrs)))
         st.ev_seq.append(seq)
         st.ev_t.append(self.now)
 
@@ -447,24 +439,12 @@ class ArraySim:
         unm = np.empty(index[-1].size, np.uint64)
         cand = np.empty(max(n, 1), np.int64)
         mask = np.empty(0, np.bool_)
-        off = np.zeros(ne + 1, np.int64)
         strict = self.matching == "strict"
-        made: list[_Chunk] = []
-        size, e0 = OUT, 0
-        while e0 < ne:
-            out = np.empty(size, np.int64)  # a new one per call: `made` keeps views of it
-            e1 = deliveries(
-                vals, ev_seq, ev_t, e0, strict, index, unm, n, cand, mask, *cols, out, off
-            )
-            if e1 == e0:  # one event's deliveries do not fit
-                size *= 2
-                continue
-            bounds = off[e0 : e1 + 1].copy()  # off[e0] is 0: the call's own offsets
-            made.append(
-                _Chunk(st.ev_t[e0:e1], st.ev_ids[e0:e1], matcher, out[: bounds[-1]], bounds)
-            )
-            e0 = e1
-        return made
+        head, tail = (vals, ev_seq, ev_t), (strict, index, unm, n, cand, mask, *cols)
+        return [
+            _Chunk(st.ev_t[e0:e1], st.ev_ids[e0:e1], matcher, rows, bounds)
+            for e0, e1, rows, bounds in kernel_chunks(deliveries, head, tail, ne)
+        ]
 
     def result(self) -> ArraySimResult:
         leaves = frozenset(
